@@ -1,0 +1,2 @@
+//! `tco-sim calibrate`: native GEMM and memory-bandwidth microbenchmarks that measure the CPU
+//! this runs on and write a hardware profile.

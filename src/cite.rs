@@ -1,0 +1,306 @@
+//! Cited numbers: every figure a planner stakes a budget on carries where it came from.
+//!
+//! A hardware profile lists its sources once (`[sources.<key>]`, each with a title and a date) and
+//! every number refers to one of them, saying whether it is taken as written, derived from sourced
+//! numbers (with the arithmetic in `note`), an estimate, or measured by `tco-sim calibrate`. The
+//! scenario's cost defaults are cited the same way. Reports carry these through unchanged.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::input::{InputError, SourceFile, closest};
+
+/// How a number relates to its source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Basis {
+    /// Taken from the source as written.
+    #[default]
+    Cited,
+    /// Computed from sourced numbers; the arithmetic is in the note.
+    Derived,
+    /// An estimate or an unverified figure; reports flag it.
+    Estimate,
+    /// Measured on real hardware (by `tco-sim calibrate` or a benchmark named in the note).
+    Measured,
+    /// Given by the user in the scenario file, without a further source.
+    UserInput,
+}
+
+impl Basis {
+    pub fn label(self) -> &'static str {
+        match self {
+            Basis::Cited => "cited",
+            Basis::Derived => "derived",
+            Basis::Estimate => "estimate",
+            Basis::Measured => "measured",
+            Basis::UserInput => "user input",
+        }
+    }
+}
+
+/// One source: a document, a page, a measurement run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Source {
+    pub key: String,
+    pub title: String,
+    pub url: Option<String>,
+    /// Publication or snapshot date, `YYYY`, `YYYY-MM` or `YYYY-MM-DD`.
+    pub date: String,
+}
+
+/// A number with its provenance.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cited {
+    pub value: f64,
+    pub basis: Basis,
+    pub source: Source,
+    /// Arithmetic for derived values, caveats for estimates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Cited {
+    /// A value stated by the user in a scenario file, located by file and line.
+    pub fn user(value: f64, where_: String) -> Self {
+        Cited {
+            value,
+            basis: Basis::UserInput,
+            source: Source {
+                key: "scenario".into(),
+                title: where_,
+                url: None,
+                date: String::new(),
+            },
+            note: None,
+        }
+    }
+
+    /// The same provenance with a value converted to other units (GB/s → B/s).
+    pub fn scaled(&self, factor: f64) -> Cited {
+        Cited {
+            value: self.value * factor,
+            ..self.clone()
+        }
+    }
+
+    /// "source title (date)" for tables and reports.
+    pub fn citation(&self) -> String {
+        if self.source.date.is_empty() {
+            self.source.title.clone()
+        } else {
+            format!("{} ({})", self.source.title, self.source.date)
+        }
+    }
+}
+
+impl fmt::Display for Cited {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} [{}: {}]",
+            self.value,
+            self.basis.label(),
+            self.citation()
+        )
+    }
+}
+
+/// `[sources.<key>]` as written in a file.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceFileEntry {
+    pub title: Spanned<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    pub date: Spanned<String>,
+}
+
+/// `{ value = …, source = "key", basis = "derived", note = "…" }` as written in a file.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CitedFileEntry {
+    pub value: Spanned<f64>,
+    pub source: Spanned<String>,
+    #[serde(default, skip_serializing_if = "is_cited")]
+    pub basis: Basis,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+fn is_cited(b: &Basis) -> bool {
+    *b == Basis::Cited
+}
+
+/// Validated sources of one file, by key.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Sources(pub BTreeMap<String, Source>);
+
+impl Sources {
+    /// Check every source has a title and a well-formed date.
+    pub fn from_file(
+        src: &SourceFile,
+        entries: &BTreeMap<String, SourceFileEntry>,
+    ) -> Result<Self, InputError> {
+        let mut out = BTreeMap::new();
+        for (key, e) in entries {
+            let field = format!("sources.{key}");
+            if e.title.get_ref().trim().is_empty() {
+                return Err(src
+                    .error(&e.title, format!("{field}.title"), "the title is empty")
+                    .with_help("name the document, page or measurement the numbers come from"));
+            }
+            if !is_date(e.date.get_ref()) {
+                return Err(src
+                    .error(
+                        &e.date,
+                        format!("{field}.date"),
+                        format!("`{}` is not a date", e.date.get_ref()),
+                    )
+                    .with_help(
+                        "valid: YYYY, YYYY-MM or YYYY-MM-DD (the publication or snapshot date)",
+                    ));
+            }
+            out.insert(
+                key.clone(),
+                Source {
+                    key: key.clone(),
+                    title: e.title.get_ref().trim().to_string(),
+                    url: e.url.clone(),
+                    date: e.date.get_ref().clone(),
+                },
+            );
+        }
+        Ok(Sources(out))
+    }
+
+    /// Resolve a cited entry: its source key must exist, a derived value must show its arithmetic.
+    pub fn resolve(
+        &self,
+        src: &SourceFile,
+        field: &str,
+        e: &CitedFileEntry,
+    ) -> Result<Cited, InputError> {
+        let key = e.source.get_ref();
+        let Some(source) = self.0.get(key) else {
+            let keys: Vec<&str> = self.0.keys().map(String::as_str).collect();
+            let help = match closest(key, &keys) {
+                Some(k) => format!(
+                    "did you mean `{k}`? sources in this file: {}",
+                    keys.join(", ")
+                ),
+                None if keys.is_empty() => "add a [sources.<key>] table with title and date".into(),
+                None => format!("sources in this file: {}", keys.join(", ")),
+            };
+            return Err(src
+                .error(
+                    &e.source,
+                    format!("{field}.source"),
+                    format!("unknown source `{key}`"),
+                )
+                .with_help(help));
+        };
+        if e.basis == Basis::Derived && e.note.as_deref().is_none_or(|n| n.trim().is_empty()) {
+            return Err(src
+                .error(
+                    &e.value,
+                    field,
+                    "a derived value needs a `note` with its arithmetic",
+                )
+                .with_help("e.g. note = \"80 cores x 3.0 GHz x 16 FLOP/cycle\""));
+        }
+        Ok(Cited {
+            value: *e.value.get_ref(),
+            basis: e.basis,
+            source: source.clone(),
+            note: e.note.clone(),
+        })
+    }
+}
+
+/// `YYYY`, `YYYY-MM` or `YYYY-MM-DD` with plausible ranges.
+pub fn is_date(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    let num = |p: &str, len: usize, lo: u32, hi: u32| {
+        p.len() == len
+            && p.bytes().all(|b| b.is_ascii_digit())
+            && p.parse::<u32>().is_ok_and(|v| (lo..=hi).contains(&v))
+    };
+    match parts.as_slice() {
+        [y] => num(y, 4, 1990, 2100),
+        [y, m] => num(y, 4, 1990, 2100) && num(m, 2, 1, 12),
+        [y, m, d] => num(y, 4, 1990, 2100) && num(m, 2, 1, 12) && num(d, 2, 1, 31),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        for ok in ["2020", "2020-06", "2026-01-21"] {
+            assert!(is_date(ok), "{ok}");
+        }
+        for bad in ["", "n.d.", "2020-13", "20-06", "2020-06-32", "2020/06"] {
+            assert!(!is_date(bad), "{bad}");
+        }
+    }
+
+    #[derive(Deserialize)]
+    struct Doc {
+        x: CitedFileEntry,
+        sources: BTreeMap<String, SourceFileEntry>,
+    }
+
+    fn resolve(text: &str) -> Result<Cited, InputError> {
+        let src = SourceFile::from_text("p.toml", text);
+        let doc: Doc = src.parse()?;
+        let sources = Sources::from_file(&src, &doc.sources)?;
+        sources.resolve(&src, "x", &doc.x)
+    }
+
+    #[test]
+    fn resolves_a_cited_value() {
+        let c = resolve(
+            "x = { value = 3.0, source = \"heise\" }\n[sources.heise]\ntitle = \"heise.de SKU table\"\ndate = \"2020-06\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.value, 3.0);
+        assert_eq!(c.basis, Basis::Cited);
+        assert_eq!(c.citation(), "heise.de SKU table (2020-06)");
+    }
+
+    #[test]
+    fn unknown_source_suggests_the_nearest() {
+        let e = resolve(
+            "x = { value = 3.0, source = \"hiese\" }\n[sources.heise]\ntitle = \"t\"\ndate = \"2020\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("x.source"));
+        assert!(e.help.unwrap().starts_with("did you mean `heise`?"));
+    }
+
+    #[test]
+    fn derived_without_arithmetic_is_rejected() {
+        let e = resolve(
+            "x = { value = 3.0, source = \"s\", basis = \"derived\" }\n[sources.s]\ntitle = \"t\"\ndate = \"2020\"\n",
+        )
+        .unwrap_err();
+        assert!(e.message.contains("note"));
+    }
+
+    #[test]
+    fn undated_source_is_rejected() {
+        let e = resolve(
+            "x = { value = 3.0, source = \"s\" }\n[sources.s]\ntitle = \"t\"\ndate = \"n.d.\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("sources.s.date"));
+        assert_eq!(e.position, Some((4, 8)));
+    }
+}

@@ -1,0 +1,141 @@
+//! The hardware-profile TOML as written (`hardware-profiles/*.toml`), before validation.
+//!
+//! Serializable too, so `tco-sim calibrate --base` can read a shipped profile, replace its
+//! performance numbers and write it back in the same format.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::cite::{Basis, CitedFileEntry, SourceFileEntry};
+
+/// Current profile schema; a file states it so that later formats can be told apart.
+pub const PROFILE_SCHEMA: u32 = 1;
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfileFile {
+    pub schema: Spanned<u32>,
+    pub name: Spanned<String>,
+    pub description: String,
+    pub kind: Spanned<String>,
+    pub chip_model: String,
+    /// Chips (CPU sockets or accelerator devices) in one unit.
+    pub chips: CitedEntry,
+    pub chip: ChipFile,
+    pub power: PowerFile,
+    pub efficiency: EfficiencyFile,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batching: Option<BatchingFile>,
+    pub price: PriceFile,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<CalibrationFile>,
+    pub sources: BTreeMap<String, SourceFileEntry>,
+}
+
+/// A cited number in a profile: `{ value, source, basis?, note? }`.
+pub type CitedEntry = CitedFileEntry;
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChipFile {
+    /// CPU cores per chip (one request at a time each). CPUs only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cores: Option<CitedEntry>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_ghz: Option<CitedEntry>,
+    /// Memory per chip [GB = 1e9 B].
+    pub memory_gb: CitedEntry,
+    /// Sustainable-peak memory bandwidth per chip [GB/s = 1e9 B/s].
+    pub memory_bandwidth_gbps: CitedEntry,
+    /// Dense (not 2:4-sparse) peak per chip [TFLOP/s or TOPS], by precision.
+    pub peak_tflops: PeakFile,
+}
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeakFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp32: Option<CitedEntry>,
+    /// 16-bit floating point (fp16 or bf16, whichever the chip runs at full rate).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp16: Option<CitedEntry>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub int8: Option<CitedEntry>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fp8: Option<CitedEntry>,
+}
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PowerFile {
+    /// Whole unit at idle [W].
+    pub idle_w: CitedEntry,
+    /// Whole unit at full load [W].
+    pub peak_w: CitedEntry,
+}
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EfficiencyFile {
+    /// Fraction of peak compute a real inference runtime reaches (e_c).
+    pub compute: CitedEntry,
+    /// Fraction of peak memory bandwidth a real runtime reaches (e_m).
+    pub memory: CitedEntry,
+    /// Fixed time per batch: launch, framework and dispatch overhead (t0) [ms].
+    pub batch_overhead_ms: CitedEntry,
+}
+
+/// Serving configuration, not a hardware fact; a scenario tier may override it.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchingFile {
+    pub max_batch: Spanned<u32>,
+    #[serde(default)]
+    pub window_ms: Option<Spanned<f64>>,
+    /// Inferentia-style compiled shapes: a batch is padded up to the next one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compiled_batch_sizes: Option<Spanned<Vec<u32>>>,
+}
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// On-prem purchase price of one unit [USD].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub purchase_usd: Option<CitedEntry>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_demand_usd_per_hour: Option<CitedEntry>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_1y_usd_per_hour: Option<CitedEntry>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reserved_3y_usd_per_hour: Option<CitedEntry>,
+}
+
+/// Written by `tco-sim calibrate`: where and how the performance numbers were measured.
+#[derive(Debug, Deserialize, Serialize, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrationFile {
+    pub host: String,
+    pub date: String,
+    pub method: String,
+    pub tool_version: String,
+    /// Further measured figures (single-core GFLOP/s, triad GB/s, …) for the record.
+    #[serde(default)]
+    pub measured: BTreeMap<String, f64>,
+}
+
+impl CitedFileEntry {
+    /// A new entry (for writers such as `calibrate`).
+    pub fn new(value: f64, source: &str, basis: Basis, note: Option<String>) -> Self {
+        CitedFileEntry {
+            value: Spanned::new(0..0, value),
+            source: Spanned::new(0..0, source.to_string()),
+            basis,
+            note,
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! tco-sim: where to serve an ML model and what it will cost.
+//!
+//! The modules follow the data flow of `DESIGN.md`; a stage uses earlier stages, never later ones:
+//!
+//! ```text
+//! input, cite, rng ─► hardware, workload ─► scenario ─► traffic ─► perf ─► sim ─► capacity ─► cost ─► report
+//!                                                                  calibrate ─► hardware profile
+//! ```
+//!
+//! `app` glues them into the subcommands; only `app` and `report` print or write files.
+
+pub mod calibrate;
+pub mod cite;
+pub mod hardware;
+pub mod input;
+pub mod rng;
+pub mod sim;
+pub mod traffic;
