@@ -282,7 +282,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.field.as_deref(), Some("x.source"));
-        assert!(e.help.unwrap().starts_with("did you mean `heise`?"));
+        assert!(e.help.clone().unwrap().starts_with("did you mean `heise`?"));
     }
 
     #[test]

@@ -693,7 +693,7 @@ mod tests {
             .load("altra-q80-30-1x", Path::new("."))
             .unwrap_err();
         assert_eq!(e.message, "unknown hardware profile `altra-q80-30-1x`");
-        let help = e.help.unwrap();
+        let help = e.help.clone().unwrap();
         assert!(
             help.starts_with("did you mean `altra-q80-30-1u`?"),
             "{help}"

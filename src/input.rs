@@ -15,8 +15,13 @@ use toml::Spanned;
 
 /// A problem with something the user gave us. Rendered as
 /// `file:line:col: field: message`, then the offending source line with a caret, then help.
+/// The details are boxed so that `Result<T, InputError>` stays small; read them through `Deref`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct InputError {
+pub struct InputError(Box<InputErrorDetails>);
+
+/// What an [`InputError`] says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InputErrorDetails {
     /// The file as the user named it (or an embedded profile's name).
     pub file: Option<String>,
     /// 1-based line and column of the offending text, when known.
@@ -31,17 +36,30 @@ pub struct InputError {
     pub snippet: Option<String>,
 }
 
+impl std::ops::Deref for InputError {
+    type Target = InputErrorDetails;
+    fn deref(&self) -> &InputErrorDetails {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for InputError {
+    fn deref_mut(&mut self) -> &mut InputErrorDetails {
+        &mut self.0
+    }
+}
+
 impl InputError {
     /// An error with only a message (no file known).
     pub fn new(message: impl Into<String>) -> Self {
-        InputError {
+        InputError(Box::new(InputErrorDetails {
             file: None,
             position: None,
             field: None,
             message: message.into(),
             help: None,
             snippet: None,
-        }
+        }))
     }
 
     /// Attach what would be valid.
@@ -172,14 +190,14 @@ impl SourceFile {
         message: impl Into<String>,
     ) -> InputError {
         let field: String = field.into();
-        InputError {
+        InputError(Box::new(InputErrorDetails {
             file: Some(self.name.clone()),
             position: span.as_ref().map(|s| self.line_col(s.start)),
             field: (!field.is_empty()).then_some(field),
             message: message.into(),
             help: None,
             snippet: span.as_ref().map(|s| self.snippet(s)),
-        }
+        }))
     }
 
     /// An error at a spanned value.

@@ -9,10 +9,19 @@
 //!
 //! `app` glues them into the subcommands; only `app` and `report` print or write files.
 
+pub mod app;
 pub mod calibrate;
+pub mod capacity;
 pub mod cite;
+pub mod cli;
+pub mod cost;
 pub mod hardware;
 pub mod input;
+pub mod perf;
+pub mod report;
+pub mod results;
 pub mod rng;
+pub mod scenario;
 pub mod sim;
 pub mod traffic;
+pub mod workload;

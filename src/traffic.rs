@@ -12,3 +12,6 @@ pub struct Request {
     /// Generated (output) tokens.
     pub output_tokens: u32,
 }
+
+pub mod file;
+pub use file::TrafficSpec;

@@ -1,0 +1,327 @@
+//! One function per subcommand, each reading as the pipeline it runs. This is the only module
+//! (with `report`) that prints or writes files.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use comfy_table::{ContentArrangement, Table, presets};
+
+use crate::cli::{Cli, Command, Format, GlobalArgs, ReportFormat, RunArgs};
+use crate::hardware::{self, DeploymentOption, Precision, Profile, ProfileSearch};
+use crate::input::{InputError, SourceFile};
+use crate::report;
+use crate::results::{self, RunResults};
+use crate::scenario::{self, Scenario};
+
+/// The starter scenario `tco-sim init` writes (a shipped scenario, so it is tested like one).
+pub const STARTER_SCENARIO: &str = include_str!("../scenarios/starter.toml");
+
+/// Run the command line.
+pub fn run(cli: Cli) -> Result<()> {
+    if let Some(n) = cli.global.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build_global()
+            .context("setting up the worker threads")?;
+    }
+    let global = cli.global;
+    match cli.command {
+        None => run_scenario(&cli.run, &global),
+        Some(Command::Run(args)) => run_scenario(&args, &global),
+        Some(Command::Validate { files }) => validate(&files, &global),
+        Some(Command::Profiles { name, dir }) => profiles(name.as_deref(), dir, &global),
+        Some(Command::Init { path, force }) => init(&path, force, &global),
+        Some(Command::Completions { shell }) => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut cmd, "tco-sim", &mut std::io::stdout());
+            Ok(())
+        }
+    }
+}
+
+/// Load a scenario and apply command-line overrides.
+fn load_scenario(path: &Path, global: &GlobalArgs) -> Result<Scenario> {
+    let mut s = Scenario::load(path)?;
+    if let Some(seed) = global.seed {
+        s.seed = seed;
+    }
+    Ok(s)
+}
+
+/// Plan and cost a scenario: the answer a planner takes to the meeting.
+pub fn plan(scenario: &Scenario) -> Result<RunResults> {
+    let tiers = results::analytic_tiers(scenario)?;
+    Ok(results::assemble(
+        scenario,
+        tiers,
+        "analytic (utilization bound)",
+    ))
+}
+
+fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
+    let Some(path) = &args.scenario else {
+        return Err(InputError::new("no scenario file given")
+            .with_help(
+                "run `tco-sim <scenario.toml>`, or `tco-sim init` to write a starter scenario",
+            )
+            .into());
+    };
+    let scenario = load_scenario(path, global)?;
+    let results = plan(&scenario)?;
+    let written = if args.no_report {
+        vec![]
+    } else {
+        let out = args
+            .out
+            .clone()
+            .unwrap_or_else(|| scenario::default_out_dir(path));
+        let formats: BTreeSet<ReportFormat> = if args.report.is_empty() {
+            [ReportFormat::Csv, ReportFormat::Json]
+                .into_iter()
+                .collect()
+        } else {
+            args.report.iter().copied().collect()
+        };
+        write_reports(&results, &out, &formats)?
+    };
+    let mut stdout = std::io::stdout().lock();
+    match global.format {
+        Format::Json => stdout.write_all(report::data::json(&results).as_bytes())?,
+        Format::Table if !global.quiet => {
+            stdout.write_all(report::table::render(&results).as_bytes())?;
+            for p in &written {
+                writeln!(stdout, "wrote {}", p.display())?;
+            }
+        }
+        Format::Table => {}
+    }
+    Ok(())
+}
+
+/// Write the requested report files into `out`; returns their paths.
+pub fn write_reports(
+    results: &RunResults,
+    out: &Path,
+    formats: &BTreeSet<ReportFormat>,
+) -> Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    let mut put = |name: &str, bytes: &[u8]| -> Result<()> {
+        let p = out.join(name);
+        report::write_atomic(&p, bytes).with_context(|| format!("writing {}", p.display()))?;
+        written.push(p);
+        Ok(())
+    };
+    if formats.contains(&ReportFormat::Json) {
+        put("results.json", report::data::json(results).as_bytes())?;
+    }
+    if formats.contains(&ReportFormat::Csv) {
+        put("results.csv", report::data::csv(results).as_bytes())?;
+    }
+    Ok(written)
+}
+
+/// Is this TOML file a hardware profile (rather than a scenario)?
+fn is_profile(text: &str) -> bool {
+    text.lines()
+        .any(|l| l.trim_start().starts_with("chip_model"))
+}
+
+fn validate(files: &[PathBuf], global: &GlobalArgs) -> Result<()> {
+    let mut bad = 0;
+    for f in files {
+        let outcome = SourceFile::read(f).and_then(|src| {
+            if is_profile(&src.text) {
+                Profile::from_source(&src, None).map(|p| {
+                    format!(
+                        "profile `{}`: {} numbers, every one cited and dated",
+                        p.name,
+                        p.cited_numbers().len()
+                    )
+                })
+            } else {
+                Scenario::from_source(&src).map(|s| {
+                    format!(
+                        "scenario `{}`: {} tiers, {} years",
+                        s.name,
+                        s.tiers.len(),
+                        s.horizon_years
+                    )
+                })
+            }
+        });
+        match outcome {
+            Ok(what) if !global.quiet => println!("ok: {}: {what}", f.display()),
+            Ok(_) => {}
+            Err(e) => {
+                bad += 1;
+                eprintln!("tco-sim: error: {e}");
+            }
+        }
+    }
+    if bad > 0 {
+        return Err(InputError::new(format!("{bad} of {} files are invalid", files.len())).into());
+    }
+    Ok(())
+}
+
+fn profiles(name: Option<&str>, dir: Option<PathBuf>, global: &GlobalArgs) -> Result<()> {
+    let dir = dir.or_else(|| {
+        let d = PathBuf::from("hardware-profiles");
+        d.is_dir().then_some(d)
+    });
+    let search = ProfileSearch {
+        dirs: dir.into_iter().collect(),
+    };
+    if let Some(n) = name {
+        let p = search.load(n, Path::new("."))?;
+        match global.format {
+            Format::Json => println!("{}", serde_json::to_string_pretty(&p)?),
+            Format::Table => print!("{}", profile_detail(&p)),
+        }
+        return Ok(());
+    }
+    let mut loaded = Vec::new();
+    for n in search.available() {
+        loaded.push(search.load(&n, Path::new("."))?);
+    }
+    match global.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&loaded)?),
+        Format::Table => print!("{}", profile_list(&loaded)),
+    }
+    Ok(())
+}
+
+fn money(c: Option<&crate::cite::Cited>, per_hour: bool) -> String {
+    match c {
+        Some(c) if per_hour => format!("${:.4}/h", c.value),
+        Some(c) => results::usd(c.value),
+        None => "–".into(),
+    }
+}
+
+fn profile_list(list: &[Profile]) -> String {
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    t.set_header(vec![
+        "name",
+        "kind",
+        "chips",
+        "slots",
+        "fp16 TF/unit",
+        "int8 TOPS/unit",
+        "mem GB/unit",
+        "BW GB/s/unit",
+        "purchase",
+        "on-demand",
+        "reserved 1y",
+        "reserved 3y",
+        "from",
+    ]);
+    for p in list {
+        let peak = |pr: Precision| {
+            p.unit_peak(pr)
+                .map_or("–".into(), |v| format!("{:.1}", v / 1e12))
+        };
+        let from = if p.origin.starts_with("embedded:") {
+            "shipped"
+        } else {
+            "local"
+        };
+        t.add_row(vec![
+            p.name.clone(),
+            p.kind.label().into(),
+            format!("{} x {}", p.chip_count(), p.chip_model),
+            p.slots().to_string(),
+            peak(Precision::Fp16),
+            peak(Precision::Int8),
+            format!("{:.0}", p.unit_memory_bytes() / 1e9),
+            format!(
+                "{:.0}",
+                p.memory_bandwidth_per_chip.value * p.chips.value / 1e9
+            ),
+            money(p.price(DeploymentOption::OnPrem), false),
+            money(p.price(DeploymentOption::OnDemand), true),
+            money(p.price(DeploymentOption::Reserved1y), true),
+            money(p.price(DeploymentOption::Reserved3y), true),
+            from.into(),
+        ]);
+    }
+    format!("{t}\n`tco-sim profiles <name>` shows every number with its source and date.\n")
+}
+
+fn profile_detail(p: &Profile) -> String {
+    let mut out = format!(
+        "{} — {}\n  kind: {} · {} x {} · {} execution slots · loaded from {}\n",
+        p.name,
+        p.description,
+        p.kind.label(),
+        p.chip_count(),
+        p.chip_model,
+        p.slots(),
+        p.origin
+    );
+    if let Some(region) = &p.prices.region {
+        out.push_str(&format!("  prices for region {region}\n"));
+    }
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    t.set_header(vec!["field", "value", "basis", "source", "date", "note"]);
+    for (field, c) in p.cited_numbers() {
+        t.add_row(vec![
+            field,
+            format!("{}", c.value),
+            c.basis.label().to_string(),
+            c.source.title.clone(),
+            c.source.date.clone(),
+            c.note.clone().unwrap_or_default(),
+        ]);
+    }
+    out.push_str(&format!("{t}\n"));
+    let b = &p.batching;
+    out.push_str(&format!(
+        "  batching (serving configuration): max batch {}, window {} ms{}\n",
+        b.max_batch,
+        b.window_s * 1e3,
+        if b.compiled_batch_sizes.is_empty() {
+            String::new()
+        } else {
+            format!(", compiled shapes {:?}", b.compiled_batch_sizes)
+        }
+    ));
+    if let Some(c) = &p.calibration {
+        out.push_str(&format!(
+            "  calibrated on {} ({}) with {}\n",
+            c.host, c.date, c.method
+        ));
+    }
+    out
+}
+
+fn init(path: &Path, force: bool, global: &GlobalArgs) -> Result<()> {
+    if path.exists() && !force {
+        return Err(
+            InputError::new(format!("{} already exists", path.display()))
+                .with_help("choose another path, or pass --force to replace it")
+                .into(),
+        );
+    }
+    report::write_atomic(path, STARTER_SCENARIO.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    if !global.quiet {
+        println!(
+            "wrote {}; run it with: tco-sim {}",
+            path.display(),
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// Profiles that exist as embedded names (used by tests and `init`).
+pub fn shipped_profiles() -> Vec<&'static str> {
+    hardware::embedded_names()
+}

@@ -1,0 +1,158 @@
+//! The capacity plan: how many units of a tier each year of the horizon needs to carry the
+//! traffic within the latency contract.
+//!
+//! The analytic estimate is the utilization bound of `DESIGN.md`:
+//! `units = ceil(peak rate / (throughput per unit × max utilization))`, with the throughput of one
+//! unit from the roofline at full batch (`perf`). It is a lower bound on what the simulated plan
+//! needs, and is always shown beside it.
+
+use serde::Serialize;
+
+use crate::cost::FleetYear;
+use crate::perf::ServicePlan;
+use crate::scenario::{Scenario, Tier};
+
+/// Why the search for a fleet size stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StopReason {
+    /// The fleet meets the SLO (or, analytically, the utilization bound).
+    Met,
+    /// The scenario fixes the fleet size.
+    Fixed,
+    /// A fixed fleet is too small for the peak traffic.
+    UnderProvisioned,
+    /// Even an idle unit serves a lone request slower than the SLO bound.
+    Infeasible,
+    /// The search reached `simulation.max_units` without meeting the SLO.
+    CapacityCap,
+    /// The simulated fleet could not keep up with the traffic (queue grew without bound).
+    Unstable,
+}
+
+impl StopReason {
+    /// Whether a fleet stopped for this reason meets the contract.
+    pub fn meets_slo(self) -> bool {
+        matches!(self, StopReason::Met | StopReason::Fixed)
+    }
+}
+
+/// Tail latency of the planned fleet in one year (from the simulator).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LatencyAtPlan {
+    pub p50_s: f64,
+    pub p95_s: f64,
+    pub p99_s: f64,
+    /// The SLO percentile's value and its 95 % confidence half-width.
+    pub slo_percentile_s: f64,
+    pub slo_ci95_s: Option<f64>,
+    pub utilization: f64,
+}
+
+/// The plan of one tier for one year.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CapacityYear {
+    pub year: u32,
+    pub peak_rps: f64,
+    pub mean_rps: f64,
+    /// Units planned.
+    pub units: u32,
+    /// The utilization-bound lower estimate.
+    pub analytic_units: u32,
+    pub stop: StopReason,
+    /// Tail latency at the planned fleet, when simulated.
+    pub latency: Option<LatencyAtPlan>,
+    #[serde(skip)]
+    pub fleet: FleetYear,
+}
+
+/// Units the utilization bound requires for `rate` [req/s].
+pub fn units_for(rate: f64, throughput_per_unit: f64, max_utilization: f64) -> u32 {
+    if rate <= 0.0 {
+        return 0;
+    }
+    let n = (rate / (throughput_per_unit * max_utilization)).ceil();
+    if n.is_finite() {
+        n.max(1.0).min(u32::MAX as f64) as u32
+    } else {
+        u32::MAX
+    }
+}
+
+/// The analytic plan of a tier for every year.
+pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Vec<CapacityYear> {
+    let throughput = plan.unit_throughput_rps(&scenario.workload);
+    let max_u = scenario.slo.max_utilization.value;
+    let lone = match plan {
+        ServicePlan::Classic(p) => p.lone_request_s(),
+        ServicePlan::Generative(_) => 0.0,
+    };
+    (1..=scenario.horizon_years)
+        .map(|year| {
+            let peak = scenario.traffic.peak_rps(year);
+            let mean = scenario.traffic.mean_rps(year);
+            let analytic = units_for(peak, throughput, max_u).max(1);
+            let (units, stop, hourly) = match tier.fixed_units {
+                Some(n) => {
+                    let stop = if (n as f64) * throughput < peak {
+                        StopReason::UnderProvisioned
+                    } else {
+                        StopReason::Fixed
+                    };
+                    (n, stop, vec![])
+                }
+                None => {
+                    let stop = if lone > scenario.slo.latency_s {
+                        StopReason::Infeasible
+                    } else {
+                        StopReason::Met
+                    };
+                    // The cloud fleet follows the traffic hour by hour, never below one unit.
+                    let hourly = scenario
+                        .traffic
+                        .hourly_rates(year)
+                        .iter()
+                        .map(|&r| units_for(r, throughput, max_u).max(1))
+                        .collect();
+                    (analytic, stop, hourly)
+                }
+            };
+            let capacity = units as f64 * throughput;
+            let served = mean.min(capacity);
+            CapacityYear {
+                year,
+                peak_rps: peak,
+                mean_rps: mean,
+                units,
+                analytic_units: analytic,
+                stop,
+                latency: None,
+                fleet: FleetYear {
+                    year,
+                    units,
+                    utilization: if capacity > 0.0 {
+                        (served / capacity).min(1.0)
+                    } else {
+                        0.0
+                    },
+                    hourly_units: hourly,
+                    requests: served * crate::cost::HOURS_PER_YEAR * 3600.0,
+                },
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utilization_bound() {
+        // 1,000 req/s on units of 300 req/s at 80 %: 1000 / 240 = 4.17 → 5.
+        assert_eq!(units_for(1000.0, 300.0, 0.8), 5);
+        assert_eq!(units_for(240.0, 300.0, 0.8), 1);
+        assert_eq!(units_for(240.1, 300.0, 0.8), 2);
+        assert_eq!(units_for(0.0, 300.0, 0.8), 0);
+    }
+}

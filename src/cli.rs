@@ -1,0 +1,126 @@
+//! The command line, as typed (clap derive only; `app` turns it into work).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Where to serve an ML model and what it will cost: simulate traffic through hardware tiers,
+/// plan the fleet that meets a latency contract, and compare five-year costs on-prem and in the
+/// cloud.
+#[derive(Debug, Parser)]
+#[command(
+    name = "tco-sim",
+    version,
+    args_conflicts_with_subcommands = true,
+    after_help = "Run a scenario:   tco-sim scenarios/resnet50-image-api.toml\nStart your own:   tco-sim init my-scenario.toml"
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// `tco-sim <scenario.toml>` is `tco-sim run <scenario.toml>`.
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct GlobalArgs {
+    /// Seed of every random stream (overrides the scenario's `seed`).
+    #[arg(long, global = true)]
+    pub seed: Option<u64>,
+    /// Worker threads for replications and tiers (default: all cores). Results do not depend on it.
+    #[arg(long, global = true)]
+    pub threads: Option<usize>,
+    /// Print nothing but errors (and the JSON with --format json).
+    #[arg(long, short, global = true)]
+    pub quiet: bool,
+    /// What to print on stdout.
+    #[arg(long, global = true, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Table,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run a scenario: plan every tier, cost every option, print the summary, write the reports.
+    Run(RunArgs),
+    /// Check scenarios and hardware profiles; write nothing. Exit 0 if all are valid, 2 if not.
+    Validate {
+        /// Scenario or profile files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// List the shipped and local hardware profiles, or show one with every source and date.
+    Profiles {
+        /// A profile to show in full.
+        name: Option<String>,
+        /// A folder of local profiles (default: ./hardware-profiles if it exists).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+    },
+    /// Write a commented starter scenario that runs as written.
+    Init {
+        /// Where to write it.
+        #[arg(default_value = "scenario.toml")]
+        path: PathBuf,
+        /// Replace the file if it exists.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Print a shell completion script.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Debug, Args, Clone, Default)]
+pub struct RunArgs {
+    /// The scenario file.
+    pub scenario: Option<PathBuf>,
+    /// Output folder (default: reports/<scenario file stem>/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Which files to write, comma-separated: pdf, svg, png, csv, json (default: all).
+    #[arg(long, value_delimiter = ',', value_enum)]
+    pub report: Vec<ReportFormat>,
+    /// Write no files; print the summary only.
+    #[arg(long, conflicts_with = "report")]
+    pub no_report: bool,
+    /// Replications per simulated fleet (overrides simulation.replications).
+    #[arg(long)]
+    pub replications: Option<u32>,
+    /// Size fleets with the analytic utilization bound only (no simulation).
+    #[arg(long)]
+    pub analytic: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct SimulateArgs {
+    /// The scenario file.
+    pub scenario: PathBuf,
+    /// Year of the horizon whose design traffic is simulated.
+    #[arg(long, default_value_t = 1)]
+    pub year: u32,
+    /// Fleet sizes to simulate (default: from the utilization bound up to the planned fleet + 2).
+    #[arg(long, value_delimiter = ',')]
+    pub units: Vec<u32>,
+    /// Replications per fleet size (overrides simulation.replications).
+    #[arg(long)]
+    pub replications: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ValueEnum)]
+pub enum ReportFormat {
+    Pdf,
+    Svg,
+    Png,
+    Csv,
+    Json,
+}

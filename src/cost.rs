@@ -1,0 +1,588 @@
+//! The cost model: what each deployment option of a tier costs, year by year, nominal and
+//! discounted, and where on-prem breaks even against the cloud. Pure functions of the capacity
+//! plan, the profile's prices and the scenario's cost assumptions.
+//!
+//! Formulas (all yearly, year y = 1..=H; symbols as in `DESIGN.md`, Cost model):
+//!
+//! ```text
+//! on-prem   installed_y   = max(installed_{y-1}, units_y)            (servers are not sold)
+//!           purchased_y   = installed_y − installed_{y-1} + bought_{y−L}   (refresh after L years)
+//!           capex_y       = purchased_y · price · (1 + install_share)
+//!           maintenance_y = installed_y · price · maintenance_share
+//!           energy_y      = installed_y · 8760 h · (P_idle + (P_max − P_idle)·u_y) · PUE · $/kWh
+//!                           (or installed_y · 8760 h · all-in $/unit-h when the tier gives one)
+//!           space_y       = installed_y · P_max · $/kW-month · 12
+//!           staff_y       = installed_y / units_per_admin · admin cost
+//! on-demand cloud_y       = instance-hours_y · $/h   (hour by hour from the traffic curve)
+//! reserved  cloud_y       = committed_y · 8760 h · $/h   (commitments of T years, paid used or not)
+//! hybrid    cloud_y       = base_y · 8760 · $/h_reserved + Σ_h max(0, units_h − base_y) · $/h_on-demand
+//! cloud     egress_y      = requests_y · bytes/request / 1e9 · $/GB
+//! NPV       Σ_y capex_y/(1+r)^(y−1) + (everything else)_y/(1+r)^(y−½)
+//! ```
+//!
+//! Capex is paid at the start of its year; running costs accrue through the year, so they are
+//! discounted at mid-year (the usual mid-year convention of capital budgeting).
+
+use serde::Serialize;
+
+use crate::hardware::{DeploymentOption, Profile};
+use crate::scenario::CostInputs;
+
+/// Hours in a (non-leap) year.
+pub const HOURS_PER_YEAR: f64 = 8760.0;
+/// Days in a year, for hours-per-day break-even.
+pub const DAYS_PER_YEAR: f64 = 365.0;
+
+/// What a tier needs in one year: the output of the capacity plan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FleetYear {
+    pub year: u32,
+    /// Units needed at the design peak.
+    pub units: u32,
+    /// Mean utilization of those units over the year, in [0, 1].
+    pub utilization: f64,
+    /// Units needed hour by hour (8,760 values) when the fleet can follow the traffic
+    /// (cloud autoscaling); empty means the full fleet runs all year.
+    #[serde(skip)]
+    pub hourly_units: Vec<u32>,
+    /// Requests served in the year.
+    pub requests: f64,
+}
+
+impl FleetYear {
+    /// Instance-hours an autoscaled fleet runs in the year.
+    pub fn instance_hours(&self) -> f64 {
+        if self.hourly_units.is_empty() {
+            self.units as f64 * HOURS_PER_YEAR
+        } else {
+            self.hourly_units.iter().map(|&u| u as f64).sum()
+        }
+    }
+}
+
+/// One year of one option.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct YearCost {
+    pub year: u32,
+    /// Units installed (on-prem), committed (reserved), or at the peak (on-demand).
+    pub units: u32,
+    /// Units bought this year (on-prem), or newly committed (reserved).
+    pub units_added: u32,
+    /// On-demand instance-hours.
+    pub instance_hours: f64,
+    pub capex_usd: f64,
+    pub maintenance_usd: f64,
+    pub energy_usd: f64,
+    pub space_usd: f64,
+    pub staff_usd: f64,
+    pub cloud_usd: f64,
+    pub egress_usd: f64,
+    pub total_usd: f64,
+    pub discounted_usd: f64,
+    pub requests: f64,
+}
+
+/// One deployment option of one tier over the horizon.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OptionCost {
+    pub option: DeploymentOption,
+    pub yearly: Vec<YearCost>,
+    pub total_usd: f64,
+    pub npv_usd: f64,
+    pub requests: f64,
+    /// Total cost per million requests served; absent when nothing is served.
+    pub cost_per_million_usd: Option<f64>,
+    /// Reservations that run past the horizon: owed, but outside the totals.
+    pub committed_beyond_horizon_usd: f64,
+    /// Hybrid: the reserved base chosen per year.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reserved_base: Vec<u32>,
+}
+
+/// Cost of one option. `energy_override` is an all-in power-and-cooling price per unit-hour.
+pub fn option_cost(
+    option: DeploymentOption,
+    profile: &Profile,
+    fleet: &[FleetYear],
+    inputs: &CostInputs,
+    energy_override: Option<f64>,
+) -> OptionCost {
+    let price = profile.price(option).map_or(0.0, |c| c.value);
+    let mut out = match option {
+        DeploymentOption::OnPrem => on_prem(price, profile, fleet, inputs, energy_override),
+        DeploymentOption::OnDemand => on_demand(price, fleet, inputs),
+        DeploymentOption::Reserved1y | DeploymentOption::Reserved3y => {
+            let term = option.term_years().unwrap_or(1);
+            let targets: Vec<u32> = fleet.iter().map(|f| f.units).collect();
+            reserved(option, price, term, &targets, fleet, inputs)
+        }
+        DeploymentOption::Hybrid1y | DeploymentOption::Hybrid3y => {
+            let od = profile
+                .prices
+                .on_demand_usd_per_hour
+                .as_ref()
+                .map_or(0.0, |c| c.value);
+            hybrid(option, price, od, fleet, inputs)
+        }
+    };
+    finish(&mut out, inputs.discount_rate.value);
+    out
+}
+
+fn empty(option: DeploymentOption, fleet: &[FleetYear]) -> OptionCost {
+    OptionCost {
+        option,
+        yearly: fleet
+            .iter()
+            .map(|f| YearCost {
+                year: f.year,
+                requests: f.requests,
+                ..YearCost::default()
+            })
+            .collect(),
+        total_usd: 0.0,
+        npv_usd: 0.0,
+        requests: 0.0,
+        cost_per_million_usd: None,
+        committed_beyond_horizon_usd: 0.0,
+        reserved_base: vec![],
+    }
+}
+
+fn on_prem(
+    price: f64,
+    profile: &Profile,
+    fleet: &[FleetYear],
+    c: &CostInputs,
+    energy_override: Option<f64>,
+) -> OptionCost {
+    let mut out = empty(DeploymentOption::OnPrem, fleet);
+    let life = c.depreciation_years.value.max(1.0) as usize;
+    let idle_kw = profile.idle_power_w.value / 1e3;
+    let peak_kw = profile.peak_power_w.value / 1e3;
+    let mut bought: Vec<u32> = Vec::with_capacity(fleet.len());
+    let mut installed = 0u32;
+    for (i, (f, y)) in fleet.iter().zip(out.yearly.iter_mut()).enumerate() {
+        let growth = f.units.saturating_sub(installed);
+        installed = installed.max(f.units);
+        let refresh = if i >= life { bought[i - life] } else { 0 };
+        let purchased = growth + refresh;
+        bought.push(purchased);
+        let n = installed as f64;
+        // The same load spread over every installed unit.
+        let u = if installed == 0 {
+            0.0
+        } else {
+            (f.utilization * f.units as f64 / n).clamp(0.0, 1.0)
+        };
+        y.units = installed;
+        y.units_added = purchased;
+        y.capex_usd = purchased as f64 * price * (1.0 + c.install_share_of_capex.value);
+        y.maintenance_usd = n * price * c.maintenance_share_per_year.value;
+        y.energy_usd = match energy_override {
+            Some(per_hour) => n * HOURS_PER_YEAR * per_hour,
+            None => {
+                n * HOURS_PER_YEAR
+                    * (idle_kw + (peak_kw - idle_kw) * u)
+                    * c.pue.value
+                    * c.electricity_usd_per_kwh.value
+            }
+        };
+        y.space_usd = n * peak_kw * c.colocation_usd_per_kw_month.value * 12.0;
+        y.staff_usd = n / c.units_per_admin.value * c.admin_cost_usd_per_year.value;
+    }
+    out
+}
+
+fn egress(f: &FleetYear, c: &CostInputs) -> f64 {
+    f.requests * c.egress_bytes_per_request.value / 1e9 * c.egress_usd_per_gb.value
+}
+
+fn on_demand(price: f64, fleet: &[FleetYear], c: &CostInputs) -> OptionCost {
+    let mut out = empty(DeploymentOption::OnDemand, fleet);
+    for (f, y) in fleet.iter().zip(out.yearly.iter_mut()) {
+        y.units = f.units;
+        y.instance_hours = f.instance_hours();
+        y.cloud_usd = y.instance_hours * price;
+        y.egress_usd = egress(f, c);
+    }
+    out
+}
+
+/// Reservations bought in lots of `term` years so that the active commitment reaches each
+/// year's target; a lot runs its full term, even past the horizon.
+fn commitments(targets: &[u32], term: u32) -> (Vec<u32>, Vec<u32>, Vec<(usize, u32)>) {
+    let term = term.max(1) as usize;
+    let mut lots: Vec<(usize, u32)> = Vec::new();
+    let mut active = Vec::with_capacity(targets.len());
+    let mut added = Vec::with_capacity(targets.len());
+    for (y, &target) in targets.iter().enumerate() {
+        let live: u32 = lots
+            .iter()
+            .filter(|(start, _)| y < start + term)
+            .map(|(_, n)| n)
+            .sum();
+        let new = target.saturating_sub(live);
+        if new > 0 {
+            lots.push((y, new));
+        }
+        active.push(live + new);
+        added.push(new);
+    }
+    (active, added, lots)
+}
+
+fn reserved(
+    option: DeploymentOption,
+    price: f64,
+    term: u32,
+    targets: &[u32],
+    fleet: &[FleetYear],
+    c: &CostInputs,
+) -> OptionCost {
+    let mut out = empty(option, fleet);
+    let (active, added, lots) = commitments(targets, term);
+    for (i, (f, y)) in fleet.iter().zip(out.yearly.iter_mut()).enumerate() {
+        y.units = active[i];
+        y.units_added = added[i];
+        y.cloud_usd = active[i] as f64 * HOURS_PER_YEAR * price;
+        y.egress_usd = egress(f, c);
+    }
+    let horizon = fleet.len();
+    out.committed_beyond_horizon_usd = lots
+        .iter()
+        .map(|(start, n)| {
+            let end = start + term as usize;
+            end.saturating_sub(horizon) as f64 * *n as f64 * HOURS_PER_YEAR * price
+        })
+        .sum();
+    out
+}
+
+/// The 1-year base that minimises one year's cost: a newsvendor problem. Committing the `b`-th
+/// unit costs 8,760·p_r and saves p_od for every hour in which at least `b` units are needed, so
+/// it pays iff hours(units_h ≥ b) · p_od > 8,760 · p_r (Talluri & van Ryzin 2004, §2.2).
+pub fn best_base(hourly_units: &[u32], peak: u32, reserved: f64, on_demand: f64) -> u32 {
+    if hourly_units.is_empty() {
+        // The fleet runs all year: reserving all of it is cheapest iff reserved < on-demand.
+        return if reserved < on_demand { peak } else { 0 };
+    }
+    let mut hist = vec![0u32; peak as usize + 2];
+    for &u in hourly_units {
+        hist[(u.min(peak)) as usize] += 1;
+    }
+    // hours with at least b units needed, for b = peak down to 1
+    let mut at_least = 0u32;
+    let mut best = 0;
+    let mut by_b = vec![0u32; peak as usize + 1];
+    for b in (1..=peak as usize).rev() {
+        at_least += hist[b];
+        by_b[b] = at_least;
+    }
+    for (b, &hours) in by_b.iter().enumerate().skip(1) {
+        if hours as f64 * on_demand > HOURS_PER_YEAR * reserved {
+            best = b as u32;
+        }
+    }
+    best
+}
+
+fn hybrid(
+    option: DeploymentOption,
+    reserved_price: f64,
+    od_price: f64,
+    fleet: &[FleetYear],
+    c: &CostInputs,
+) -> OptionCost {
+    let term = option.term_years().unwrap_or(1);
+    let bases: Vec<u32> = fleet
+        .iter()
+        .map(|f| best_base(&f.hourly_units, f.units, reserved_price, od_price))
+        .collect();
+    let cost_with = |targets: &[u32]| {
+        let mut out = reserved(option, reserved_price, term, targets, fleet, c);
+        for ((f, y), &base) in fleet
+            .iter()
+            .zip(out.yearly.iter_mut())
+            .zip(&out_bases(targets, term))
+        {
+            let burst_hours: f64 = if f.hourly_units.is_empty() {
+                f.units.saturating_sub(base) as f64 * HOURS_PER_YEAR
+            } else {
+                f.hourly_units
+                    .iter()
+                    .map(|&u| u.saturating_sub(base) as f64)
+                    .sum()
+            };
+            y.instance_hours = burst_hours;
+            y.cloud_usd += burst_hours * od_price;
+        }
+        out.reserved_base = out_bases(targets, term);
+        out
+    };
+    // With multi-year terms a lot bought for one year's optimum binds later years, so the
+    // per-year optimum is a heuristic; pure on-demand (base 0) and pure reserved (base = peak)
+    // are evaluated too, so hybrid is never dearer than either.
+    let peaks: Vec<u32> = fleet.iter().map(|f| f.units).collect();
+    let zeros = vec![0u32; fleet.len()];
+    [bases, peaks, zeros]
+        .iter()
+        .map(|t| cost_with(t))
+        .min_by(|a, b| {
+            let ta: f64 =
+                a.yearly.iter().map(|y| y.cloud_usd).sum::<f64>() + a.committed_beyond_horizon_usd;
+            let tb: f64 =
+                b.yearly.iter().map(|y| y.cloud_usd).sum::<f64>() + b.committed_beyond_horizon_usd;
+            ta.total_cmp(&tb)
+        })
+        .unwrap_or_else(|| empty(option, fleet))
+}
+
+fn out_bases(targets: &[u32], term: u32) -> Vec<u32> {
+    commitments(targets, term).0
+}
+
+/// Totals, discounting and cost per million requests.
+fn finish(out: &mut OptionCost, rate: f64) {
+    let mut total = 0.0;
+    let mut npv = 0.0;
+    let mut requests = 0.0;
+    for y in &mut out.yearly {
+        let running = y.maintenance_usd
+            + y.energy_usd
+            + y.space_usd
+            + y.staff_usd
+            + y.cloud_usd
+            + y.egress_usd;
+        y.total_usd = y.capex_usd + running;
+        let t = y.year as f64;
+        y.discounted_usd =
+            y.capex_usd / (1.0 + rate).powf(t - 1.0) + running / (1.0 + rate).powf(t - 0.5);
+        total += y.total_usd;
+        npv += y.discounted_usd;
+        requests += y.requests;
+    }
+    out.total_usd = total;
+    out.npv_usd = npv;
+    out.requests = requests;
+    out.cost_per_million_usd = (requests > 0.0).then(|| total / (requests / 1e6));
+}
+
+/// The exact break-even in hours of use per day between an on-prem fleet and a cloud option.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "verdict", rename_all = "kebab-case")]
+pub enum ExactBreakEven {
+    /// The two cost the same at this many hours per day; on-prem is cheaper above it
+    /// (`on_prem_cheaper_above`) or below it.
+    At {
+        hours_per_day: f64,
+        on_prem_cheaper_above: bool,
+    },
+    /// On-prem is cheaper at every daily use from 0 to 24 h.
+    OnPremAlwaysCheaper,
+    /// The cloud option is cheaper at every daily use from 0 to 24 h.
+    CloudAlwaysCheaper,
+}
+
+/// Costs as a straight line in hours of use per day, h ∈ [0, 24]: `fixed + h · per_hour_day`,
+/// hardware only (egress excluded on both sides, as in seed 004).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct CostLine {
+    pub fixed_usd: f64,
+    pub per_hour_day_usd: f64,
+}
+
+impl CostLine {
+    pub fn at(&self, hours_per_day: f64) -> f64 {
+        self.fixed_usd + hours_per_day * self.per_hour_day_usd
+    }
+}
+
+/// On-prem as a cost line: everything is paid around the clock except the dynamic part of the
+/// energy, `(P_max − P_idle)·PUE·$/kWh` per busy unit-hour. An all-in hourly power figure is
+/// paid around the clock, as seed 004 does.
+pub fn on_prem_line(
+    profile: &Profile,
+    cost: &OptionCost,
+    inputs: &CostInputs,
+    energy_override: Option<f64>,
+) -> CostLine {
+    let dynamic_kw = (profile.peak_power_w.value - profile.idle_power_w.value) / 1e3;
+    let unit_years: f64 = cost.yearly.iter().map(|y| y.units as f64).sum();
+    let per_hour_day = match energy_override {
+        Some(_) => 0.0,
+        None => {
+            unit_years
+                * DAYS_PER_YEAR
+                * dynamic_kw
+                * inputs.pue.value
+                * inputs.electricity_usd_per_kwh.value
+        }
+    };
+    let idle_kw = profile.idle_power_w.value / 1e3;
+    let fixed = cost
+        .yearly
+        .iter()
+        .map(|y| y.total_usd - y.egress_usd)
+        .sum::<f64>()
+        - match energy_override {
+            Some(_) => 0.0,
+            // Replace the simulated-utilization energy with idle power only.
+            None => cost
+                .yearly
+                .iter()
+                .map(|y| {
+                    y.energy_usd
+                        - y.units as f64
+                            * HOURS_PER_YEAR
+                            * idle_kw
+                            * inputs.pue.value
+                            * inputs.electricity_usd_per_kwh.value
+                })
+                .sum::<f64>(),
+        };
+    CostLine {
+        fixed_usd: fixed,
+        per_hour_day_usd: per_hour_day,
+    }
+}
+
+/// A cloud option as a cost line: on-demand is paid per hour of use for the planned fleet;
+/// a reservation (or a hybrid's reserved base) is paid whether used or not.
+pub fn cloud_line(profile: &Profile, cost: &OptionCost, fleet: &[FleetYear]) -> CostLine {
+    let od = profile
+        .prices
+        .on_demand_usd_per_hour
+        .as_ref()
+        .map_or(0.0, |c| c.value);
+    let unit_years: f64 = fleet.iter().map(|f| f.units as f64).sum();
+    match cost.option {
+        DeploymentOption::OnDemand => CostLine {
+            fixed_usd: 0.0,
+            per_hour_day_usd: unit_years * DAYS_PER_YEAR * od,
+        },
+        _ => {
+            let reserved_price = profile.price(cost.option).map_or(0.0, |c| c.value);
+            let committed: f64 = cost.yearly.iter().map(|y| y.units as f64).sum::<f64>()
+                * HOURS_PER_YEAR
+                * reserved_price;
+            let burst_unit_years: f64 = fleet
+                .iter()
+                .zip(&cost.yearly)
+                .map(|(f, y)| f.units.saturating_sub(y.units) as f64)
+                .sum();
+            CostLine {
+                fixed_usd: committed,
+                per_hour_day_usd: burst_unit_years * DAYS_PER_YEAR * od,
+            }
+        }
+    }
+}
+
+/// Solve `on_prem.at(h) = cloud.at(h)` for h in [0, 24].
+pub fn exact_break_even(on_prem: CostLine, cloud: CostLine) -> ExactBreakEven {
+    let slope = on_prem.per_hour_day_usd - cloud.per_hour_day_usd;
+    let gap = cloud.fixed_usd - on_prem.fixed_usd;
+    let cheaper_at = |h: f64| on_prem.at(h) <= cloud.at(h);
+    if slope.abs() < 1e-9 {
+        return if gap >= 0.0 {
+            ExactBreakEven::OnPremAlwaysCheaper
+        } else {
+            ExactBreakEven::CloudAlwaysCheaper
+        };
+    }
+    let h = gap / slope;
+    if (0.0..=24.0).contains(&h) {
+        ExactBreakEven::At {
+            hours_per_day: h,
+            on_prem_cheaper_above: slope < 0.0,
+        }
+    } else if cheaper_at(12.0) {
+        ExactBreakEven::OnPremAlwaysCheaper
+    } else {
+        ExactBreakEven::CloudAlwaysCheaper
+    }
+}
+
+/// Seed 004's simplified break-even: hours/day = 24 × on-prem total / cloud total at 24 h/day.
+pub fn simplified_break_even(on_prem: CostLine, cloud: CostLine) -> Option<f64> {
+    let cloud_24 = cloud.at(24.0);
+    (cloud_24 > 0.0).then(|| 24.0 * on_prem.at(24.0) / cloud_24)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commitments_buy_lots_that_last_their_term() {
+        // Needs 2, 3, 3, 5, 5 with 3-year lots: buy 2 in y1 and 1 in y2; the y1 lot expires
+        // after y3, so y4 needs 5 − 1 = 4 new; the y2 lot expires after y4, so y5 buys 1.
+        let (active, added, lots) = commitments(&[2, 3, 3, 5, 5], 3);
+        assert_eq!(added, vec![2, 1, 0, 4, 1]);
+        assert_eq!(active, vec![2, 3, 3, 5, 5]);
+        assert_eq!(lots, vec![(0, 2), (1, 1), (3, 4), (4, 1)]);
+    }
+
+    #[test]
+    fn newsvendor_base_commits_units_busy_often_enough() {
+        // 8,760 hours: 2 units half the year, 6 units the other half. Reserved costs 0.6 of
+        // on-demand: commit a unit iff it is needed more than 60 % of hours → base 2.
+        let mut hours = vec![2u32; 4380];
+        hours.extend(vec![6u32; 4380]);
+        assert_eq!(best_base(&hours, 6, 0.6, 1.0), 2);
+        // Cheap reservations (0.4): units busy 50 % of hours pay off → base 6.
+        assert_eq!(best_base(&hours, 6, 0.4, 1.0), 6);
+        // Always-on fleet: all or nothing.
+        assert_eq!(best_base(&[], 4, 0.6, 1.0), 4);
+        assert_eq!(best_base(&[], 4, 1.2, 1.0), 0);
+    }
+
+    #[test]
+    fn exact_break_even_solves_the_line_crossing() {
+        let op = CostLine {
+            fixed_usd: 100.0,
+            per_hour_day_usd: 1.0,
+        };
+        let od = CostLine {
+            fixed_usd: 0.0,
+            per_hour_day_usd: 11.0,
+        };
+        assert_eq!(
+            exact_break_even(op, od),
+            ExactBreakEven::At {
+                hours_per_day: 10.0,
+                on_prem_cheaper_above: true
+            }
+        );
+        let reserved = CostLine {
+            fixed_usd: 90.0,
+            per_hour_day_usd: 0.0,
+        };
+        assert_eq!(
+            exact_break_even(op, reserved),
+            ExactBreakEven::CloudAlwaysCheaper
+        );
+        let pricey = CostLine {
+            fixed_usd: 1000.0,
+            per_hour_day_usd: 0.0,
+        };
+        assert_eq!(
+            exact_break_even(op, pricey),
+            ExactBreakEven::OnPremAlwaysCheaper
+        );
+        // A reservation dearer than idle on-prem but cheaper than busy on-prem: on-prem wins
+        // only below the crossing.
+        let mid = CostLine {
+            fixed_usd: 112.0,
+            per_hour_day_usd: 0.0,
+        };
+        assert_eq!(
+            exact_break_even(op, mid),
+            ExactBreakEven::At {
+                hours_per_day: 12.0,
+                on_prem_cheaper_above: false
+            }
+        );
+    }
+}

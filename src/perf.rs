@@ -1,0 +1,394 @@
+//! Service time: what a request (or a batch of them) takes on one execution slot of a unit.
+//!
+//! The roofline of `DESIGN.md`, for a batch of `b` items on a device with peak compute `P`
+//! [FLOP/s] at the workload's precision, memory bandwidth `BW` [B/s], efficiencies `e_c`, `e_m`
+//! and a fixed per-batch overhead `t0` [s]:
+//!
+//! ```text
+//! t(b) = t0 + max( b·F / (P·e_c),  (W + b·A) / (BW·e_m) )
+//! ```
+//!
+//! with `F` FLOPs per item, `W` weight bytes (read once per batch) and `A` activation bytes per
+//! item (Williams, Waterman & Patterson, "Roofline", CACM 52(4), 2009). A many-core CPU runs one
+//! request per core and its cores share the chip's bandwidth: with `k` cores busy each gets
+//! `BW/k`, so a bandwidth-bound request slows as concurrency rises. An accelerator batches; a
+//! compiled-shape accelerator (Inferentia) pads a batch up to the next compiled size, paying for
+//! the padding. A generative model runs a compute-bound prefill, then memory-bound decode steps.
+
+use serde::Serialize;
+
+use crate::hardware::{Batching, Precision, Profile, UnitKind};
+use crate::input::InputError;
+use crate::workload::{GenerativeModel, Workload};
+
+/// Fraction of device memory a serving engine may use for weights and KV cache. vLLM's default
+/// `gpu_memory_utilization` is 0.9 (vLLM engine arguments documentation, 2024); the rest is
+/// activations, CUDA graphs and fragmentation.
+pub const USABLE_MEMORY_FRACTION: f64 = 0.9;
+
+/// The roofline parameters of one execution slot.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Roofline {
+    /// Peak compute at the workload's precision [FLOP/s].
+    pub peak_flops: f64,
+    /// Memory bandwidth available to the slot when it runs alone [B/s].
+    pub bandwidth: f64,
+    pub e_compute: f64,
+    pub e_memory: f64,
+    /// Fixed per-batch overhead [s].
+    pub t0_s: f64,
+}
+
+impl Roofline {
+    /// `t(b)` for `b` items of `flops` FLOP and `act_bytes` activation bytes each, reading
+    /// `weight_bytes` once, with the bandwidth divided among `sharers` concurrent slots.
+    pub fn batch_time(
+        &self,
+        b: f64,
+        flops: f64,
+        weight_bytes: f64,
+        act_bytes: f64,
+        sharers: f64,
+    ) -> f64 {
+        let compute = b * flops / (self.peak_flops * self.e_compute);
+        let memory = (weight_bytes + b * act_bytes) / (self.bandwidth / sharers * self.e_memory);
+        self.t0_s + compute.max(memory)
+    }
+}
+
+/// The service-time plan of one tier for a classic workload, computed once.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassicPlan {
+    pub kind: UnitKind,
+    /// Execution slots per unit (cores, or devices).
+    pub slots: u32,
+    /// Cores sharing one chip's bandwidth (CPUs); 1 for accelerators.
+    pub cores_per_chip: u32,
+    pub roofline: Roofline,
+    /// CPUs: service time of one request when k cores of its chip are busy, k = 1..=cores.
+    pub time_at_busy_s: Vec<f64>,
+    /// Accelerators: time of a batch of b requests, b = 1..=max_batch, padded to compiled shapes.
+    pub batch_time_s: Vec<f64>,
+    pub batching: Batching,
+}
+
+impl ClassicPlan {
+    /// Requests per second one unit sustains with every slot busy at full batch.
+    pub fn unit_throughput_rps(&self) -> f64 {
+        match self.kind {
+            UnitKind::Cpu => {
+                self.slots as f64 / self.time_at_busy_s[self.cores_per_chip as usize - 1]
+            }
+            _ => {
+                let b = self.batching.max_batch as usize;
+                self.slots as f64 * b as f64 / self.batch_time_s[b - 1]
+            }
+        }
+    }
+
+    /// Mean service time of a lone request (no contention, batch of one) [s].
+    pub fn lone_request_s(&self) -> f64 {
+        match self.kind {
+            UnitKind::Cpu => self.time_at_busy_s[0],
+            _ => self.batch_time_s[0],
+        }
+    }
+}
+
+/// The plan of one tier for a generative workload: how replicas are laid out and what an
+/// iteration of continuous batching costs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GenerativePlan {
+    /// Devices (accelerators) or chips (CPUs) per model replica.
+    pub devices_per_replica: u32,
+    pub replicas_per_unit: u32,
+    /// KV-cache capacity of one replica [tokens].
+    pub kv_capacity_tokens: u64,
+    pub max_batch: u32,
+    pub fixed_s: f64,
+    /// Prefill compute per prompt token [s].
+    pub prefill_s_per_token: f64,
+    /// Decode compute per running sequence per step [s].
+    pub decode_compute_s_per_seq: f64,
+    /// Reading all weights once [s].
+    pub weight_read_s: f64,
+    /// Reading one token of KV cache [s].
+    pub kv_read_s_per_token: f64,
+}
+
+impl GenerativePlan {
+    /// Time of one iteration with `prefill` prompt tokens, `decode` running sequences and
+    /// `context` tokens of KV cache in the batch — the same roofline, per iteration.
+    pub fn iteration_s(&self, prefill: f64, decode: f64, context: f64) -> f64 {
+        let compute = prefill * self.prefill_s_per_token + decode * self.decode_compute_s_per_seq;
+        let memory = self.weight_read_s + context * self.kv_read_s_per_token;
+        self.fixed_s + compute.max(memory)
+    }
+
+    /// Requests per second one unit sustains at steady state with `prompt` and `output` mean
+    /// tokens, every replica running at the largest batch its KV cache and `max_batch` allow.
+    pub fn unit_throughput_rps(&self, prompt: f64, output: f64) -> f64 {
+        let per_request_context = prompt + output;
+        let by_kv = (self.kv_capacity_tokens as f64 / per_request_context).floor();
+        let batch = by_kv.min(self.max_batch as f64).max(1.0);
+        // At steady state each step decodes `batch` sequences whose mean context is
+        // prompt + output/2, and prefills batch/output new prompts on average.
+        let step = self.iteration_s(
+            batch / output * prompt,
+            batch,
+            batch * (prompt + output / 2.0),
+        );
+        self.replicas_per_unit as f64 * batch / (output * step)
+    }
+}
+
+/// The service-time plan of a tier: classic or generative.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ServicePlan {
+    Classic(ClassicPlan),
+    Generative(GenerativePlan),
+}
+
+impl ServicePlan {
+    /// The analytic throughput of one unit at full load [req/s].
+    pub fn unit_throughput_rps(&self, workload: &Workload) -> f64 {
+        match (self, workload) {
+            (ServicePlan::Classic(p), _) => p.unit_throughput_rps(),
+            (
+                ServicePlan::Generative(p),
+                Workload::Generative {
+                    prompt_tokens,
+                    output_tokens,
+                    ..
+                },
+            ) => p.unit_throughput_rps(prompt_tokens.mean(), output_tokens.mean().max(1.0)),
+            (ServicePlan::Generative(_), Workload::Classic { .. }) => 0.0,
+        }
+    }
+}
+
+/// The roofline of one execution slot of a profile at a precision, or an error naming the
+/// precisions the chip has.
+pub fn slot_roofline(profile: &Profile, precision: Precision) -> Result<Roofline, InputError> {
+    let chip_peak = profile.peak_per_chip.get(&precision).ok_or_else(|| {
+        let have: Vec<&str> = profile.peak_per_chip.keys().map(|p| p.label()).collect();
+        InputError::new(format!(
+            "profile `{}` has no {precision} peak",
+            profile.name
+        ))
+        .with_help(format!(
+            "valid precisions for this profile: {}; set `precision` on the tier",
+            have.join(", ")
+        ))
+    })?;
+    let cores = profile.cores_per_chip.as_ref().map_or(1.0, |c| c.value);
+    let per_slot = if profile.kind == UnitKind::Cpu {
+        cores
+    } else {
+        1.0
+    };
+    Ok(Roofline {
+        peak_flops: chip_peak.value / per_slot,
+        bandwidth: profile.memory_bandwidth_per_chip.value,
+        e_compute: profile.efficiency_compute.value,
+        e_memory: profile.efficiency_memory.value,
+        t0_s: profile.batch_overhead_s.value,
+    })
+}
+
+/// Build the service plan of a tier.
+pub fn plan(
+    profile: &Profile,
+    workload: &Workload,
+    precision: Precision,
+    batching: &Batching,
+) -> Result<ServicePlan, InputError> {
+    let roof = slot_roofline(profile, precision)?;
+    match workload {
+        Workload::Classic { model, .. } => {
+            let f = model.flops_per_item.value;
+            let w = workload.weight_bytes(precision);
+            let a = model.activation_elements_per_item.value * precision.bytes();
+            check_fits(profile, w, 1)?;
+            let cores = if profile.kind == UnitKind::Cpu {
+                profile
+                    .cores_per_chip
+                    .as_ref()
+                    .map_or(1, |c| c.value as u32)
+            } else {
+                1
+            };
+            let time_at_busy_s = if profile.kind == UnitKind::Cpu {
+                (1..=cores)
+                    .map(|k| roof.batch_time(1.0, f, w, a, k as f64))
+                    .collect()
+            } else {
+                vec![]
+            };
+            let batch_time_s = if profile.kind == UnitKind::Cpu {
+                vec![time_at_busy_s[0]]
+            } else {
+                (1..=batching.max_batch)
+                    .map(|b| {
+                        let padded = padded_batch(b, &batching.compiled_batch_sizes) as f64;
+                        roof.batch_time(padded, f, w, a, 1.0)
+                    })
+                    .collect()
+            };
+            Ok(ServicePlan::Classic(ClassicPlan {
+                kind: profile.kind,
+                slots: profile.slots(),
+                cores_per_chip: cores,
+                roofline: roof,
+                time_at_busy_s,
+                batch_time_s,
+                batching: if profile.kind == UnitKind::Cpu {
+                    Batching {
+                        max_batch: 1,
+                        window_s: 0.0,
+                        compiled_batch_sizes: vec![],
+                    }
+                } else {
+                    batching.clone()
+                },
+            }))
+        }
+        Workload::Generative { model, .. } => {
+            generative_plan(profile, model, precision, batching, roof).map(ServicePlan::Generative)
+        }
+    }
+}
+
+/// The smallest compiled shape that holds `b` requests (or `b` itself when shapes are free).
+pub fn padded_batch(b: u32, compiled: &[u32]) -> u32 {
+    if compiled.is_empty() {
+        return b;
+    }
+    compiled.iter().copied().find(|&s| s >= b).unwrap_or(b)
+}
+
+/// Weights must fit the memory of `devices` devices (or one CPU chip's DRAM).
+fn check_fits(profile: &Profile, weight_bytes: f64, devices: u32) -> Result<(), InputError> {
+    let usable = profile.memory_bytes_per_chip.value * devices as f64 * USABLE_MEMORY_FRACTION;
+    if weight_bytes > usable {
+        return Err(too_big(profile, weight_bytes));
+    }
+    Ok(())
+}
+
+fn too_big(profile: &Profile, needed: f64) -> InputError {
+    let unit = profile.unit_memory_bytes() * USABLE_MEMORY_FRACTION;
+    InputError::new(format!(
+        "the model does not fit profile `{}`: it needs {:.1} GB of weights plus KV cache, the unit has {:.1} GB usable ({} x {:.0} GB x {USABLE_MEMORY_FRACTION})",
+        profile.name,
+        needed / 1e9,
+        unit / 1e9,
+        profile.chip_count(),
+        profile.memory_bytes_per_chip.value / 1e9,
+    ))
+    .with_help("choose a lower precision (int8, fp8), a smaller model, or a unit with more memory")
+}
+
+fn generative_plan(
+    profile: &Profile,
+    model: &GenerativeModel,
+    precision: Precision,
+    batching: &Batching,
+    roof: Roofline,
+) -> Result<GenerativePlan, InputError> {
+    let w = model.parameters.value * precision.bytes();
+    let kv = model.kv_bytes_per_token(precision);
+    let chips = profile.chip_count();
+    let mem = profile.memory_bytes_per_chip.value;
+    // A CPU replica is one chip (all its cores on one model); an accelerator replica is the
+    // smallest power-of-two group of devices (tensor parallelism) whose memory holds the weights
+    // and at least 4,096 tokens of KV cache.
+    let (devices, peak, bandwidth) = if profile.kind == UnitKind::Cpu {
+        let cores = profile.cores_per_chip.as_ref().map_or(1.0, |c| c.value);
+        if w + 4096.0 * kv > mem * USABLE_MEMORY_FRACTION {
+            return Err(too_big(profile, w + 4096.0 * kv));
+        }
+        (1, roof.peak_flops * cores, roof.bandwidth)
+    } else {
+        let mut d = 1;
+        while (d as f64) * mem * USABLE_MEMORY_FRACTION < w + 4096.0 * kv {
+            d *= 2;
+            if d > chips {
+                return Err(too_big(profile, w + 4096.0 * kv));
+            }
+        }
+        (d, roof.peak_flops * d as f64, roof.bandwidth * d as f64)
+    };
+    let kv_capacity = ((devices as f64 * mem * USABLE_MEMORY_FRACTION - w) / kv).floor() as u64;
+    let flops_per_token = model.flops_per_token();
+    Ok(GenerativePlan {
+        devices_per_replica: devices,
+        replicas_per_unit: chips / devices,
+        kv_capacity_tokens: kv_capacity,
+        max_batch: batching.max_batch.max(1),
+        fixed_s: roof.t0_s,
+        prefill_s_per_token: flops_per_token / (peak * roof.e_compute),
+        decode_compute_s_per_seq: flops_per_token / (peak * roof.e_compute),
+        weight_read_s: w / (bandwidth * roof.e_memory),
+        kv_read_s_per_token: kv / (bandwidth * roof.e_memory),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roofline_matches_hand_computed_cases() {
+        let r = Roofline {
+            peak_flops: 100e12,
+            bandwidth: 2e12,
+            e_compute: 0.5,
+            e_memory: 0.8,
+            t0_s: 0.001,
+        };
+        // Compute-bound: 64 x 1e10 FLOP / 50e12 = 12.8 ms; memory (1e8 + 64 x 1e6) / 1.6e12 = 0.1025 ms.
+        let t = r.batch_time(64.0, 1e10, 1e8, 1e6, 1.0);
+        assert!((t - (0.001 + 0.0128)).abs() < 1e-12, "{t}");
+        // Memory-bound: 1 x 1e6 FLOP / 50e12 = 2e-8 s; (1e9 + 0) / 1.6e12 = 0.625 ms.
+        let t = r.batch_time(1.0, 1e6, 1e9, 0.0, 1.0);
+        assert!((t - (0.001 + 0.000625)).abs() < 1e-12, "{t}");
+        // Four sharers quarter the bandwidth: memory term x4.
+        let t4 = r.batch_time(1.0, 1e6, 1e9, 0.0, 4.0);
+        assert!((t4 - (0.001 + 0.0025)).abs() < 1e-12, "{t4}");
+    }
+
+    #[test]
+    fn padding_never_picks_a_smaller_shape() {
+        let shapes = [1, 2, 4, 8, 16, 32];
+        for b in 1..=32 {
+            let p = padded_batch(b, &shapes);
+            assert!(p >= b && shapes.contains(&p), "{b} -> {p}");
+            assert!(
+                shapes.iter().all(|&s| s < b || s >= p),
+                "{b} -> {p} skips a fitting shape"
+            );
+        }
+        assert_eq!(padded_batch(5, &[]), 5);
+    }
+
+    #[test]
+    fn generative_iteration_is_a_roofline() {
+        let p = GenerativePlan {
+            devices_per_replica: 1,
+            replicas_per_unit: 1,
+            kv_capacity_tokens: 100_000,
+            max_batch: 64,
+            fixed_s: 0.0,
+            prefill_s_per_token: 1e-5,
+            decode_compute_s_per_seq: 1e-5,
+            weight_read_s: 0.01,
+            kv_read_s_per_token: 1e-7,
+        };
+        // Decode of 8 sequences with 8,000 context tokens: memory 0.01 + 0.0008 beats compute 8e-5.
+        assert!((p.iteration_s(0.0, 8.0, 8000.0) - 0.0108).abs() < 1e-12);
+        // A 2,000-token prefill is compute-bound: 0.02 s.
+        assert!((p.iteration_s(2000.0, 0.0, 0.0) - 0.02).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,84 @@
+//! `results.json` and `results.csv`: the machine-readable outputs.
+//!
+//! Both are deterministic: the same inputs and seed give byte-identical files (floats in the
+//! JSON are printed in shortest round-trip form; the CSV uses fixed decimals).
+
+use serde::Serialize;
+
+use crate::results::RunResults;
+
+/// `results.json`, pretty-printed, ending in a newline.
+pub fn json(results: &RunResults) -> String {
+    let mut s = serde_json::to_string_pretty(results).expect("results serialize to JSON");
+    s.push('\n');
+    s
+}
+
+/// One row of `results.csv`: one tier × option × year.
+#[derive(Debug, Serialize)]
+struct Row<'a> {
+    tier: &'a str,
+    profile: &'a str,
+    option: &'a str,
+    year: u32,
+    units: u32,
+    units_added: u32,
+    planned_units: u32,
+    analytic_units: u32,
+    utilization: String,
+    p99_s: String,
+    instance_hours: String,
+    requests: String,
+    capex_usd: String,
+    maintenance_usd: String,
+    energy_usd: String,
+    space_usd: String,
+    staff_usd: String,
+    cloud_usd: String,
+    egress_usd: String,
+    total_usd: String,
+    discounted_usd: String,
+}
+
+fn f2(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+/// `results.csv`: a header and one row per tier × option × year.
+pub fn csv(results: &RunResults) -> String {
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    for t in &results.tiers {
+        for o in &t.options {
+            for (y, c) in o.yearly.iter().zip(&t.capacity) {
+                w.serialize(Row {
+                    tier: &t.name,
+                    profile: &t.profile,
+                    option: o.option.label(),
+                    year: y.year,
+                    units: y.units,
+                    units_added: y.units_added,
+                    planned_units: c.units,
+                    analytic_units: c.analytic_units,
+                    utilization: format!("{:.4}", c.fleet.utilization),
+                    p99_s: c
+                        .latency
+                        .as_ref()
+                        .map_or(String::new(), |l| format!("{:.6}", l.p99_s)),
+                    instance_hours: f2(y.instance_hours),
+                    requests: format!("{:.0}", y.requests),
+                    capex_usd: f2(y.capex_usd),
+                    maintenance_usd: f2(y.maintenance_usd),
+                    energy_usd: f2(y.energy_usd),
+                    space_usd: f2(y.space_usd),
+                    staff_usd: f2(y.staff_usd),
+                    cloud_usd: f2(y.cloud_usd),
+                    egress_usd: f2(y.egress_usd),
+                    total_usd: f2(y.total_usd),
+                    discounted_usd: f2(y.discounted_usd),
+                })
+                .expect("CSV rows serialize");
+            }
+        }
+    }
+    String::from_utf8(w.into_inner().expect("CSV buffer flushes")).expect("CSV is UTF-8")
+}

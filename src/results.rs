@@ -1,0 +1,345 @@
+//! The results of one run: everything the reports show, as one serializable value.
+//!
+//! `results.json` is this structure (schema version [`SCHEMA_VERSION`]); the terminal table,
+//! the CSV, the charts and the PDF are all rendered from it, so every format shows the same
+//! numbers.
+
+use serde::Serialize;
+
+use crate::capacity::{self, CapacityYear};
+use crate::cost::{self, CostLine, ExactBreakEven, OptionCost};
+use crate::hardware::{DeploymentOption, UnitKind};
+use crate::perf;
+use crate::scenario::{InputRecord, Scenario};
+
+/// Version of the `results.json` layout. Bump it when a field changes meaning or goes away.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunResults {
+    pub schema_version: u32,
+    pub tool: String,
+    pub tool_version: String,
+    pub scenario: ScenarioSummary,
+    pub tiers: Vec<TierResult>,
+    pub break_even: Vec<BreakEven>,
+    pub recommendation: Option<Recommendation>,
+    /// Every input with its value, source and date.
+    pub inputs: Vec<InputRecord>,
+    /// Things a reader must know: estimates that decide the answer, under-provisioned fleets…
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ScenarioSummary {
+    pub name: String,
+    pub description: Option<String>,
+    pub file: String,
+    pub horizon_years: u32,
+    pub seed: u64,
+    pub workload: String,
+    pub precision: String,
+    pub traffic: String,
+    pub slo: String,
+    /// How the fleets were sized: "analytic" (utilization bound) or "simulated".
+    pub capacity_method: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TierResult {
+    pub name: String,
+    pub profile: String,
+    pub kind: UnitKind,
+    pub precision: String,
+    /// Requests per second one unit sustains at full load (roofline).
+    pub unit_throughput_rps: f64,
+    pub capacity: Vec<CapacityYear>,
+    pub options: Vec<OptionCost>,
+}
+
+impl TierResult {
+    /// Whether every year's fleet meets the contract.
+    pub fn meets_slo(&self) -> bool {
+        self.capacity.iter().all(|c| c.stop.meets_slo())
+    }
+}
+
+/// One row/column pair of the break-even table.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BreakEven {
+    pub on_prem_tier: String,
+    pub cloud_tier: String,
+    pub cloud_option: DeploymentOption,
+    /// Seed 004's form: 24 × on-prem total / cloud total at 24 h/day.
+    pub simplified_hours_per_day: Option<f64>,
+    pub exact: ExactBreakEven,
+    pub on_prem_line: CostLine,
+    pub cloud_line: CostLine,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Choice {
+    pub tier: String,
+    pub option: DeploymentOption,
+    pub npv_usd: f64,
+    pub total_usd: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Recommendation {
+    pub best: Choice,
+    pub runner_up: Option<Choice>,
+    /// NPV difference to the runner-up [USD] and as a fraction of the runner-up.
+    pub margin_usd: Option<f64>,
+    pub margin_fraction: Option<f64>,
+    pub sentence: String,
+}
+
+/// Cost every tier's options over its plan and put the answer together.
+pub fn assemble(
+    scenario: &Scenario,
+    tiers: Vec<(TierResultInput, Vec<CapacityYear>)>,
+    capacity_method: &str,
+) -> RunResults {
+    let mut out_tiers = Vec::new();
+    let mut notes = Vec::new();
+    for (input, capacity) in tiers {
+        let tier = &scenario.tiers[input.index];
+        let fleet: Vec<_> = capacity.iter().map(|c| c.fleet.clone()).collect();
+        let energy = tier.energy_override.as_ref().map(|c| c.value);
+        let options = tier
+            .options
+            .iter()
+            .map(|&o| cost::option_cost(o, &tier.profile, &fleet, &scenario.costs, energy))
+            .collect();
+        for c in &capacity {
+            match c.stop {
+                capacity::StopReason::UnderProvisioned => notes.push(format!(
+                    "{}: the fixed fleet of {} units cannot carry the year-{} peak of {:.0} req/s",
+                    tier.name, c.units, c.year, c.peak_rps
+                )),
+                capacity::StopReason::Infeasible => notes.push(format!(
+                    "{}: a lone request takes longer than the SLO bound; no fleet size meets {}",
+                    tier.name,
+                    scenario.slo.label()
+                )),
+                capacity::StopReason::CapacityCap => notes.push(format!(
+                    "{}: year {} did not meet {} within simulation.max_units = {}",
+                    tier.name,
+                    c.year,
+                    scenario.slo.label(),
+                    scenario.simulation.max_units
+                )),
+                capacity::StopReason::Unstable => notes.push(format!(
+                    "{}: year {}: the largest fleet tried could not keep up with the traffic",
+                    tier.name, c.year
+                )),
+                _ => {}
+            }
+        }
+        out_tiers.push(TierResult {
+            name: tier.name.clone(),
+            profile: tier.profile.name.clone(),
+            kind: tier.profile.kind,
+            precision: tier.precision.label().into(),
+            unit_throughput_rps: input.unit_throughput_rps,
+            capacity,
+            options,
+        });
+    }
+    let break_even = break_even_table(scenario, &out_tiers);
+    let recommendation = recommend(scenario, &out_tiers);
+    let estimates: Vec<String> = scenario
+        .input_records()
+        .iter()
+        .filter(|r| r.basis == crate::cite::Basis::Estimate)
+        .map(|r| format!("{}.{}", r.scope, r.field))
+        .collect();
+    if !estimates.is_empty() {
+        notes.push(format!(
+            "{} inputs are estimates, not sourced facts (marked in the assumptions): {}",
+            estimates.len(),
+            estimates.join(", ")
+        ));
+    }
+    RunResults {
+        schema_version: SCHEMA_VERSION,
+        tool: "tco-sim".into(),
+        tool_version: env!("CARGO_PKG_VERSION").into(),
+        scenario: ScenarioSummary {
+            name: scenario.name.clone(),
+            description: scenario.description.clone(),
+            file: scenario.file.clone(),
+            horizon_years: scenario.horizon_years,
+            seed: scenario.seed,
+            workload: scenario.workload.name().to_string(),
+            precision: scenario.workload.precision().label().into(),
+            traffic: scenario.traffic.description(),
+            slo: scenario.slo.label(),
+            capacity_method: capacity_method.into(),
+        },
+        tiers: out_tiers,
+        break_even,
+        recommendation,
+        inputs: scenario.input_records(),
+        notes,
+    }
+}
+
+/// What the capacity stage hands over besides the per-year plan.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TierResultInput {
+    pub index: usize,
+    pub unit_throughput_rps: f64,
+}
+
+/// The analytic plan of every tier (the spine's capacity, and the lower bound of the simulated one).
+pub fn analytic_tiers(
+    scenario: &Scenario,
+) -> Result<Vec<(TierResultInput, Vec<CapacityYear>)>, crate::input::InputError> {
+    scenario
+        .tiers
+        .iter()
+        .enumerate()
+        .map(|(index, tier)| {
+            let plan = perf::plan(
+                &tier.profile,
+                &scenario.workload,
+                tier.precision,
+                &tier.batching,
+            )?;
+            let input = TierResultInput {
+                index,
+                unit_throughput_rps: plan.unit_throughput_rps(&scenario.workload),
+            };
+            Ok((input, capacity::analytic_plan(scenario, tier, &plan)))
+        })
+        .collect()
+}
+
+fn break_even_table(scenario: &Scenario, tiers: &[TierResult]) -> Vec<BreakEven> {
+    let mut out = Vec::new();
+    for (ti, t) in tiers.iter().enumerate() {
+        let Some(op) = t
+            .options
+            .iter()
+            .find(|o| o.option == DeploymentOption::OnPrem)
+        else {
+            continue;
+        };
+        let tier = &scenario.tiers[ti];
+        let energy = tier.energy_override.as_ref().map(|c| c.value);
+        let op_line = cost::on_prem_line(&tier.profile, op, &scenario.costs, energy);
+        for (ci, c) in tiers.iter().enumerate() {
+            let cloud_fleet: Vec<_> = c.capacity.iter().map(|y| y.fleet.clone()).collect();
+            for oc in c.options.iter().filter(|o| o.option.is_cloud()) {
+                let cl_line = cost::cloud_line(&scenario.tiers[ci].profile, oc, &cloud_fleet);
+                out.push(BreakEven {
+                    on_prem_tier: t.name.clone(),
+                    cloud_tier: c.name.clone(),
+                    cloud_option: oc.option,
+                    simplified_hours_per_day: cost::simplified_break_even(op_line, cl_line),
+                    exact: cost::exact_break_even(op_line, cl_line),
+                    on_prem_line: op_line,
+                    cloud_line: cl_line,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The cheapest option by NPV among tiers that meet the SLO every year.
+fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation> {
+    let mut choices: Vec<Choice> = tiers
+        .iter()
+        .filter(|t| t.meets_slo())
+        .flat_map(|t| {
+            t.options.iter().map(|o| Choice {
+                tier: t.name.clone(),
+                option: o.option,
+                npv_usd: o.npv_usd,
+                total_usd: o.total_usd,
+            })
+        })
+        .collect();
+    choices.sort_by(|a, b| {
+        a.npv_usd
+            .total_cmp(&b.npv_usd)
+            .then_with(|| a.tier.cmp(&b.tier))
+    });
+    let mut it = choices.into_iter();
+    let best = it.next()?;
+    let runner_up = it.next();
+    let rate = scenario.costs.discount_rate.value * 100.0;
+    let years = scenario.horizon_years;
+    let (margin_usd, margin_fraction, sentence) = match &runner_up {
+        Some(r) => {
+            let m = r.npv_usd - best.npv_usd;
+            let f = if r.npv_usd > 0.0 { m / r.npv_usd } else { 0.0 };
+            (
+                Some(m),
+                Some(f),
+                format!(
+                    "{} {} is the cheapest option that meets {}: {}-year NPV {} at {rate:.0} %, {} ({:.1} %) less than the runner-up, {} {}.",
+                    best.tier,
+                    best.option,
+                    scenario.slo.label(),
+                    years,
+                    usd(best.npv_usd),
+                    usd(m),
+                    f * 100.0,
+                    r.tier,
+                    r.option
+                ),
+            )
+        }
+        None => (
+            None,
+            None,
+            format!(
+                "{} {} is the only option that meets {}: {}-year NPV {} at {rate:.0} %.",
+                best.tier,
+                best.option,
+                scenario.slo.label(),
+                years,
+                usd(best.npv_usd)
+            ),
+        ),
+    };
+    Some(Recommendation {
+        best,
+        runner_up,
+        margin_usd,
+        margin_fraction,
+        sentence,
+    })
+}
+
+/// "$1,234,567" — whole dollars with thousands separators.
+pub fn usd(x: f64) -> String {
+    let neg = x < 0.0;
+    let s = format!("{:.0}", x.abs());
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    format!("{}${out}", if neg { "-" } else { "" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usd_groups_thousands() {
+        assert_eq!(usd(871_912.4), "$871,912");
+        assert_eq!(usd(4_306_416.0), "$4,306,416");
+        assert_eq!(usd(12.0), "$12");
+        assert_eq!(usd(-1234.0), "-$1,234");
+        assert_eq!(usd(0.0), "$0");
+    }
+}

@@ -1,0 +1,173 @@
+//! The scenario TOML as written, before validation. Every table rejects unknown keys, and numbers
+//! keep their spans so a bad value is reported at its line and column.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::hardware::{DeploymentOption, Precision};
+use crate::traffic::file::TrafficFile;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioFile {
+    pub name: Spanned<String>,
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Years the plan and the costs cover (default 5).
+    #[serde(default)]
+    pub horizon_years: Option<Spanned<i64>>,
+    /// Seed of every random stream (default 1); `--seed` overrides it.
+    #[serde(default)]
+    pub seed: Option<Spanned<i64>>,
+    /// A folder of profile files that override the shipped ones, relative to this file.
+    #[serde(default)]
+    pub profiles_dir: Option<Spanned<String>>,
+    pub workload: WorkloadFile,
+    pub traffic: TrafficFile,
+    pub slo: SloFile,
+    #[serde(rename = "tier")]
+    pub tiers: Spanned<Vec<TierFile>>,
+    #[serde(default)]
+    pub costs: CostsFile,
+    #[serde(default)]
+    pub simulation: Option<SimulationFile>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WorkloadFile {
+    /// A shipped model (`resnet-50`, `bert-base`, `llama-3-8b`, …) or absent for custom numbers.
+    #[serde(default)]
+    pub preset: Option<Spanned<String>>,
+    /// Display name of a custom model.
+    #[serde(default)]
+    pub name: Option<String>,
+    pub precision: Spanned<Precision>,
+    /// Where custom numbers come from (shown in the report).
+    #[serde(default)]
+    pub source: Option<String>,
+    // Classic custom model.
+    #[serde(default)]
+    pub flops_per_item: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub parameters: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub activation_elements_per_item: Option<Spanned<f64>>,
+    // Generative custom model.
+    #[serde(default)]
+    pub layers: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub hidden_size: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub kv_heads: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub head_dim: Option<Spanned<f64>>,
+    /// Mean prompt tokens per request (generative).
+    #[serde(default)]
+    pub prompt_tokens: Option<Spanned<f64>>,
+    /// Mean output tokens per request (generative).
+    #[serde(default)]
+    pub output_tokens: Option<Spanned<f64>>,
+    /// Coefficient of variation of token counts: 0 = fixed, > 0 = lognormal.
+    #[serde(default)]
+    pub token_cv: Option<Spanned<f64>>,
+    /// Largest prompt or output length drawn [tokens].
+    #[serde(default)]
+    pub max_tokens: Option<Spanned<i64>>,
+    /// Use each replayed request's own token counts when the trace has them (default true).
+    #[serde(default)]
+    pub tokens_from_trace: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SloFile {
+    /// Latency percentile the contract is written on, in (0, 100): 99 for p99.
+    pub percentile: Spanned<f64>,
+    /// Bound on that percentile of end-to-end latency [ms].
+    pub latency_ms: Spanned<f64>,
+    /// Highest planned utilization of a fleet (headroom), in (0, 1].
+    #[serde(default)]
+    pub max_utilization: Option<Spanned<f64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierFile {
+    /// Display name (default: the profile name).
+    #[serde(default)]
+    pub name: Option<Spanned<String>>,
+    /// A profile name, or a path to a profile file (relative to the scenario).
+    pub profile: Spanned<String>,
+    /// Deployment options to compare (default: every option the profile has a price for).
+    #[serde(default)]
+    pub options: Option<Spanned<Vec<DeploymentOption>>>,
+    /// A fixed fleet size instead of a planned one (e.g. "one server", as in seed 004).
+    #[serde(default)]
+    pub units: Option<Spanned<i64>>,
+    /// Override the workload's precision on this tier.
+    #[serde(default)]
+    pub precision: Option<Spanned<Precision>>,
+    /// All-in power and cooling per unit-hour [USD/h], paid around the clock, instead of the
+    /// power × PUE × price model (seed 004 uses $0.87/h).
+    #[serde(default)]
+    pub energy_usd_per_unit_hour: Option<Spanned<f64>>,
+    /// Where that figure comes from.
+    #[serde(default)]
+    pub energy_source: Option<String>,
+    /// Override the profile's batching.
+    #[serde(default)]
+    pub max_batch: Option<Spanned<i64>>,
+    #[serde(default)]
+    pub window_ms: Option<Spanned<f64>>,
+}
+
+/// Cost assumptions; every one has a cited default.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct CostsFile {
+    #[serde(default)]
+    pub electricity_usd_per_kwh: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub pue: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub colocation_usd_per_kw_month: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub maintenance_share_per_year: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub depreciation_years: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub discount_rate: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub install_share_of_capex: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub units_per_admin: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub admin_cost_usd_per_year: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub egress_bytes_per_request: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub egress_usd_per_gb: Option<Spanned<f64>>,
+    /// Citations for values set here: `sources = { pue = "our facility, 2025 audit" }`.
+    #[serde(default)]
+    pub sources: BTreeMap<String, String>,
+}
+
+/// Simulation settings (the capacity planner's design runs).
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SimulationFile {
+    #[serde(default)]
+    pub replications: Option<Spanned<i64>>,
+    /// Simulated design window per fleet evaluation [s].
+    #[serde(default)]
+    pub window_s: Option<Spanned<f64>>,
+    /// Warm-up discarded at the start of each run [s].
+    #[serde(default)]
+    pub warmup_s: Option<Spanned<f64>>,
+    /// Upper bound on units tried per tier and year.
+    #[serde(default)]
+    pub max_units: Option<Spanned<i64>>,
+}

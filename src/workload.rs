@@ -1,0 +1,352 @@
+//! Workloads: what one request costs, independent of the hardware that serves it.
+//!
+//! Classic models (CNNs, encoders, embedding models) cost FLOPs per item, a weight read per batch
+//! and activation traffic per item. Generative models cost a prefill (compute-bound, every prompt
+//! token through every weight) and one decode step per output token (memory-bound: all weights
+//! plus the KV cache read per step). Presets carry their sources; a scenario may give its own
+//! numbers instead.
+
+use serde::Serialize;
+
+use crate::cite::{Basis, Cited, Source};
+use crate::hardware::Precision;
+
+/// A classic (one forward pass per request) model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClassicModel {
+    pub name: String,
+    /// Floating-point (or integer) operations per item [FLOP], counting a multiply-add as 2.
+    pub flops_per_item: Cited,
+    /// Parameters (weights).
+    pub parameters: Cited,
+    /// Activation bytes moved to and from memory per item at 1 byte per element; scaled by the
+    /// precision's bytes.
+    pub activation_elements_per_item: Cited,
+}
+
+/// A decoder-only generative model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GenerativeModel {
+    pub name: String,
+    pub parameters: Cited,
+    pub layers: Cited,
+    pub hidden_size: Cited,
+    pub kv_heads: Cited,
+    pub head_dim: Cited,
+}
+
+impl GenerativeModel {
+    /// KV-cache bytes per token of context: 2 (K and V) × layers × kv_heads × head_dim × bytes.
+    pub fn kv_bytes_per_token(&self, p: Precision) -> f64 {
+        2.0 * self.layers.value * self.kv_heads.value * self.head_dim.value * kv_bytes(p)
+    }
+
+    /// FLOPs to push one token through the weights: 2 × parameters (Kaplan et al. 2020, §2.1).
+    pub fn flops_per_token(&self) -> f64 {
+        2.0 * self.parameters.value
+    }
+}
+
+/// The KV cache stays in 16-bit unless the weights are fp32 (common serving practice: int8/fp8
+/// weight quantisation leaves the cache in bf16 unless configured otherwise).
+fn kv_bytes(p: Precision) -> f64 {
+    if p == Precision::Fp32 { 4.0 } else { 2.0 }
+}
+
+/// How many tokens a generative request has, when not taken from a replayed trace.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum TokenCount {
+    Fixed {
+        tokens: u32,
+    },
+    /// Lognormal with this mean and coefficient of variation, clamped to [1, max].
+    LogNormal {
+        mean: f64,
+        cv: f64,
+        max: u32,
+    },
+}
+
+impl TokenCount {
+    pub fn mean(&self) -> f64 {
+        match self {
+            TokenCount::Fixed { tokens } => *tokens as f64,
+            TokenCount::LogNormal { mean, .. } => *mean,
+        }
+    }
+}
+
+/// What one request costs.
+// One value per scenario, built once: the size difference of the variants costs nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Workload {
+    Classic {
+        model: ClassicModel,
+        precision: Precision,
+    },
+    Generative {
+        model: GenerativeModel,
+        precision: Precision,
+        prompt_tokens: TokenCount,
+        output_tokens: TokenCount,
+        /// Take token counts per request from the replayed trace when it has them.
+        tokens_from_trace: bool,
+    },
+}
+
+impl Workload {
+    pub fn precision(&self) -> Precision {
+        match self {
+            Workload::Classic { precision, .. } | Workload::Generative { precision, .. } => {
+                *precision
+            }
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Workload::Classic { model, .. } => &model.name,
+            Workload::Generative { model, .. } => &model.name,
+        }
+    }
+
+    /// Weight bytes at a precision [B].
+    pub fn weight_bytes(&self, p: Precision) -> f64 {
+        match self {
+            Workload::Classic { model, .. } => model.parameters.value * p.bytes(),
+            Workload::Generative { model, .. } => model.parameters.value * p.bytes(),
+        }
+    }
+
+    /// Every number of the workload with its name, for the assumptions table.
+    pub fn cited_numbers(&self) -> Vec<(String, &Cited)> {
+        match self {
+            Workload::Classic { model, .. } => vec![
+                ("flops_per_item".into(), &model.flops_per_item),
+                ("parameters".into(), &model.parameters),
+                (
+                    "workload.activation_elements_per_item".into(),
+                    &model.activation_elements_per_item,
+                ),
+            ],
+            Workload::Generative { model, .. } => vec![
+                ("parameters".into(), &model.parameters),
+                ("layers".into(), &model.layers),
+                ("hidden_size".into(), &model.hidden_size),
+                ("kv_heads".into(), &model.kv_heads),
+                ("head_dim".into(), &model.head_dim),
+            ],
+        }
+    }
+}
+
+fn src(key: &str, title: &str, url: &str, date: &str) -> Source {
+    Source {
+        key: key.into(),
+        title: title.into(),
+        url: (!url.is_empty()).then(|| url.into()),
+        date: date.into(),
+    }
+}
+
+fn cited(value: f64, source: &Source) -> Cited {
+    Cited {
+        value,
+        basis: Basis::Cited,
+        source: source.clone(),
+        note: None,
+    }
+}
+
+fn derived(value: f64, source: &Source, note: &str) -> Cited {
+    Cited {
+        value,
+        basis: Basis::Derived,
+        source: source.clone(),
+        note: Some(note.into()),
+    }
+}
+
+fn estimate(value: f64, source: &Source, note: &str) -> Cited {
+    Cited {
+        value,
+        basis: Basis::Estimate,
+        source: source.clone(),
+        note: Some(note.into()),
+    }
+}
+
+/// Names of the classic presets.
+pub const CLASSIC_PRESETS: [&str; 4] = ["resnet-50", "bert-base", "bert-large", "all-minilm-l6-v2"];
+/// Names of the generative presets.
+pub const GENERATIVE_PRESETS: [&str; 2] = ["llama-3-8b", "llama-2-70b"];
+
+/// A classic preset by name. Sequence models are at sequence length 128.
+pub fn classic_preset(name: &str) -> Option<ClassicModel> {
+    let resnet = src(
+        "he-2016",
+        "He et al., 'Deep Residual Learning for Image Recognition', CVPR 2016, Table 1 (ResNet-50: 3.8e9 multiply-adds at 224x224)",
+        "https://arxiv.org/abs/1512.03385",
+        "2016",
+    );
+    let torchvision = src(
+        "torchvision-resnet50",
+        "PyTorch torchvision model card, resnet50: 25,557,032 parameters, 4.09 GFLOPS (multiply-adds) at 224x224",
+        "https://pytorch.org/vision/stable/models/generated/torchvision.models.resnet50.html",
+        "2023",
+    );
+    let bert = src(
+        "devlin-2019",
+        "Devlin et al., 'BERT: Pre-training of Deep Bidirectional Transformers', NAACL 2019, §3 (BERT-base: L=12, H=768, 110M parameters; BERT-large: L=24, H=1024, 340M)",
+        "https://arxiv.org/abs/1810.04805",
+        "2019",
+    );
+    let minilm = src(
+        "minilm-card",
+        "sentence-transformers/all-MiniLM-L6-v2 model card: 6 layers, hidden 384, 22.7M parameters",
+        "https://huggingface.co/sentence-transformers/all-MiniLM-L6-v2",
+        "2021",
+    );
+    let m = match name {
+        "resnet-50" => ClassicModel {
+            name: "ResNet-50 (224x224)".into(),
+            flops_per_item: derived(
+                8.18e9,
+                &torchvision,
+                "2 FLOP per multiply-add x 4.09e9 multiply-adds",
+            ),
+            parameters: cited(25.557e6, &torchvision),
+            activation_elements_per_item: estimate(
+                1.1e7,
+                &resnet,
+                "sum of the output feature maps of the 53 conv layers at 224x224 (~11M elements), read and written once each; caches absorb part of it",
+            ),
+        },
+        "bert-base" => ClassicModel {
+            name: "BERT-base (sequence 128)".into(),
+            flops_per_item: derived(
+                2.26e10,
+                &bert,
+                "2 x 85M non-embedding parameters x 128 tokens = 21.8 GFLOP, + attention 2 x 12 layers x 2 x 128^2 x 768 = 0.6 GFLOP",
+            ),
+            parameters: cited(110e6, &bert),
+            activation_elements_per_item: derived(
+                1.2e7,
+                &bert,
+                "12 layers x 128 tokens x (4 x 768 + 3072 + 12 heads x 128) ~ 1.2e7 elements",
+            ),
+        },
+        "bert-large" => ClassicModel {
+            name: "BERT-large (sequence 128)".into(),
+            flops_per_item: derived(
+                7.9e10,
+                &bert,
+                "2 x 302M non-embedding parameters x 128 tokens = 77.3 GFLOP, + attention 2 x 24 x 2 x 128^2 x 1024 = 1.6 GFLOP",
+            ),
+            parameters: cited(340e6, &bert),
+            activation_elements_per_item: derived(
+                3.2e7,
+                &bert,
+                "24 layers x 128 tokens x (4 x 1024 + 4096 + 16 heads x 128) ~ 3.2e7 elements",
+            ),
+        },
+        "all-minilm-l6-v2" => ClassicModel {
+            name: "all-MiniLM-L6-v2 embedding (sequence 128)".into(),
+            flops_per_item: derived(
+                2.9e9,
+                &minilm,
+                "2 x 10.6M non-embedding parameters (6 x (4 x 384^2 + 2 x 384 x 1536)) x 128 tokens = 2.7 GFLOP, + attention 2 x 6 x 2 x 128^2 x 384 = 0.15 GFLOP",
+            ),
+            parameters: cited(22.7e6, &minilm),
+            activation_elements_per_item: derived(
+                1.5e6,
+                &minilm,
+                "6 layers x 128 tokens x (4 x 384 + 1536 + 12 heads x 128) ~ 1.5e6 elements",
+            ),
+        },
+        _ => return None,
+    };
+    Some(m)
+}
+
+/// A generative preset by name.
+pub fn generative_preset(name: &str) -> Option<GenerativeModel> {
+    let llama3 = src(
+        "llama3-card",
+        "Meta Llama 3 8B config.json and model card: 32 layers, hidden 4096, 8 KV heads, head dim 128, 8.03B parameters",
+        "https://huggingface.co/meta-llama/Meta-Llama-3-8B",
+        "2024-04",
+    );
+    let llama2 = src(
+        "touvron-2023",
+        "Touvron et al., 'Llama 2: Open Foundation and Fine-Tuned Chat Models', 2023, Table 1 and §2.2 (70B: 80 layers, hidden 8192, GQA with 8 KV heads, head dim 128)",
+        "https://arxiv.org/abs/2307.09288",
+        "2023-07",
+    );
+    let m = match name {
+        "llama-3-8b" => GenerativeModel {
+            name: "Llama-3-8B".into(),
+            parameters: cited(8.03e9, &llama3),
+            layers: cited(32.0, &llama3),
+            hidden_size: cited(4096.0, &llama3),
+            kv_heads: cited(8.0, &llama3),
+            head_dim: cited(128.0, &llama3),
+        },
+        "llama-2-70b" => GenerativeModel {
+            name: "Llama-2-70B".into(),
+            parameters: cited(68.98e9, &llama2),
+            layers: cited(80.0, &llama2),
+            hidden_size: cited(8192.0, &llama2),
+            kv_heads: cited(8.0, &llama2),
+            head_dim: cited(128.0, &llama2),
+        },
+        _ => return None,
+    };
+    Some(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kv_cache_per_token_matches_hand_arithmetic() {
+        let l3 = generative_preset("llama-3-8b").unwrap();
+        // 2 x 32 x 8 x 128 x 2 B = 131,072 B = 128 KiB per token in bf16.
+        assert_eq!(l3.kv_bytes_per_token(Precision::Fp16), 131_072.0);
+        let l2 = generative_preset("llama-2-70b").unwrap();
+        assert_eq!(l2.kv_bytes_per_token(Precision::Int8), 327_680.0);
+        assert_eq!(l2.flops_per_token(), 2.0 * 68.98e9);
+    }
+
+    #[test]
+    fn every_preset_exists_and_is_cited() {
+        for n in CLASSIC_PRESETS {
+            let m = classic_preset(n).unwrap();
+            let w = Workload::Classic {
+                model: m,
+                precision: Precision::Int8,
+            };
+            for (f, c) in w.cited_numbers() {
+                assert!(c.value > 0.0 && !c.source.date.is_empty(), "{n} {f}");
+            }
+        }
+        for n in GENERATIVE_PRESETS {
+            assert!(generative_preset(n).is_some(), "{n}");
+        }
+        assert!(classic_preset("resnet-51").is_none());
+    }
+
+    #[test]
+    fn weight_bytes_follow_precision() {
+        let w = Workload::Classic {
+            model: classic_preset("resnet-50").unwrap(),
+            precision: Precision::Int8,
+        };
+        assert_eq!(w.weight_bytes(Precision::Int8), 25.557e6);
+        assert_eq!(w.weight_bytes(Precision::Fp32), 4.0 * 25.557e6);
+    }
+}
