@@ -94,6 +94,12 @@ pub struct OptionCost {
     pub cost_per_million_usd: Option<f64>,
     /// Reservations that run past the horizon: owed, but outside the totals.
     pub committed_beyond_horizon_usd: f64,
+    /// On-prem: straight-line book value of the hardware at the end of the horizon (purchase
+    /// price only). Reported, not subtracted: totals are cash spent.
+    pub residual_value_usd: f64,
+    /// NPV less the residual value discounted from the end of the horizon: what the option
+    /// costs for the service inside the horizon. Options are ranked on it.
+    pub npv_net_usd: f64,
     /// Hybrid: the reserved base chosen per year.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reserved_base: Vec<u32>,
@@ -145,6 +151,8 @@ fn empty(option: DeploymentOption, fleet: &[FleetYear]) -> OptionCost {
         requests: 0.0,
         cost_per_million_usd: None,
         committed_beyond_horizon_usd: 0.0,
+        residual_value_usd: 0.0,
+        npv_net_usd: 0.0,
         reserved_base: vec![],
     }
 }
@@ -191,6 +199,16 @@ fn on_prem(
         y.space_usd = n * peak_kw * c.colocation_usd_per_kw_month.value * 12.0;
         y.staff_usd = n / c.units_per_admin.value * c.admin_cost_usd_per_year.value;
     }
+    // A unit bought in year y (1-based) is written off by the end of year y + L − 1.
+    let horizon = fleet.len();
+    out.residual_value_usd = bought
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            let remaining = (i + life).saturating_sub(horizon) as f64 / life as f64;
+            n as f64 * price * remaining
+        })
+        .sum();
     out
 }
 
@@ -364,6 +382,8 @@ fn finish(out: &mut OptionCost, rate: f64) {
     }
     out.total_usd = total;
     out.npv_usd = npv;
+    let horizon = out.yearly.len() as f64;
+    out.npv_net_usd = npv - out.residual_value_usd / (1.0 + rate).powf(horizon);
     out.requests = requests;
     out.cost_per_million_usd = (requests > 0.0).then(|| total / (requests / 1e6));
 }
@@ -522,6 +542,56 @@ mod tests {
         assert_eq!(added, vec![2, 1, 0, 4, 1]);
         assert_eq!(active, vec![2, 3, 3, 5, 5]);
         assert_eq!(lots, vec![(0, 2), (1, 1), (3, 4), (4, 1)]);
+    }
+
+    #[test]
+    fn residual_value_is_straight_line_book_value() {
+        use crate::cite::{Basis, Cited, Source};
+        let cited = |v: f64| Cited {
+            value: v,
+            basis: Basis::Cited,
+            source: Source {
+                key: "t".into(),
+                title: "t".into(),
+                url: None,
+                date: "2026".into(),
+            },
+            note: None,
+        };
+        let mut inputs = crate::scenario::default_costs();
+        inputs.depreciation_years = cited(4.0);
+        let src = crate::input::SourceFile::from_text(
+            "embedded:hgx-h100-8x",
+            crate::hardware::embedded_text("hgx-h100-8x").unwrap(),
+        );
+        let profile = Profile::from_source(&src, Some("hgx-h100-8x")).unwrap();
+        let fleet: Vec<FleetYear> = (1..=5)
+            .map(|year| FleetYear {
+                year,
+                units: 1,
+                utilization: 0.5,
+                hourly_units: vec![],
+                requests: 1e6,
+            })
+            .collect();
+        let c = option_cost(DeploymentOption::OnPrem, &profile, &fleet, &inputs, None);
+        // Bought in year 1, refreshed in year 5 (life 4): the refresh has 3 of 4 years left.
+        assert_eq!(
+            c.yearly.iter().map(|y| y.units_added).collect::<Vec<_>>(),
+            vec![1, 0, 0, 0, 1]
+        );
+        let price = profile.prices.purchase_usd.as_ref().unwrap().value;
+        assert!((c.residual_value_usd - 0.75 * price).abs() < 1e-6);
+        // Capex carries the installation share; every year pays maintenance on the installed unit.
+        assert!(
+            (c.yearly[0].capex_usd - price * (1.0 + inputs.install_share_of_capex.value)).abs()
+                < 1e-6
+        );
+        assert!(
+            c.yearly
+                .iter()
+                .all(|y| (y.maintenance_usd - 0.1 * price).abs() < 1e-6)
+        );
     }
 
     #[test]

@@ -136,6 +136,13 @@ impl DeploymentOption {
         self != DeploymentOption::OnPrem
     }
 
+    pub fn is_hybrid(self) -> bool {
+        matches!(
+            self,
+            DeploymentOption::Hybrid1y | DeploymentOption::Hybrid3y
+        )
+    }
+
     /// Reservation term in years, for reserved and hybrid options.
     pub fn term_years(self) -> Option<u32> {
         match self {

@@ -24,6 +24,8 @@ pub struct RunResults {
     pub tiers: Vec<TierResult>,
     pub break_even: Vec<BreakEven>,
     pub recommendation: Option<Recommendation>,
+    /// This run beside the published figures the scenario names.
+    pub references: Vec<ReferenceComparison>,
     /// Every input with its value, source and date.
     pub inputs: Vec<InputRecord>,
     /// Things a reader must know: estimates that decide the answer, under-provisioned fleets…
@@ -77,11 +79,28 @@ pub struct BreakEven {
     pub cloud_line: CostLine,
 }
 
+/// A published figure beside this run's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReferenceComparison {
+    pub label: String,
+    pub tier: String,
+    pub option: DeploymentOption,
+    pub reference_total_usd: Option<f64>,
+    pub total_usd: f64,
+    /// (this run − reference) / reference.
+    pub total_change: Option<f64>,
+    pub reference_break_even_hours_per_day: Option<f64>,
+    /// This run's break-even of the first on-prem tier against this option, both forms.
+    pub break_even_simplified_hours_per_day: Option<f64>,
+    pub break_even_exact: Option<ExactBreakEven>,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Choice {
     pub tier: String,
     pub option: DeploymentOption,
-    pub npv_usd: f64,
+    /// NPV net of residual hardware value: the ranking figure.
+    pub npv_net_usd: f64,
     pub total_usd: f64,
 }
 
@@ -147,8 +166,24 @@ pub fn assemble(
             options,
         });
     }
+    for t in &out_tiers {
+        for o in t
+            .options
+            .iter()
+            .filter(|o| o.committed_beyond_horizon_usd > 0.0)
+        {
+            notes.push(format!(
+                "{} {}: reservations run past year {}; {} more is owed after the horizon and is not in the totals",
+                t.name,
+                o.option,
+                scenario.horizon_years,
+                usd(o.committed_beyond_horizon_usd)
+            ));
+        }
+    }
     let break_even = break_even_table(scenario, &out_tiers);
     let recommendation = recommend(scenario, &out_tiers);
+    let references = compare_references(scenario, &out_tiers, &break_even);
     let estimates: Vec<String> = scenario
         .input_records()
         .iter()
@@ -181,6 +216,7 @@ pub fn assemble(
         tiers: out_tiers,
         break_even,
         recommendation,
+        references,
         inputs: scenario.input_records(),
         notes,
     }
@@ -249,6 +285,41 @@ fn break_even_table(scenario: &Scenario, tiers: &[TierResult]) -> Vec<BreakEven>
     out
 }
 
+fn compare_references(
+    scenario: &Scenario,
+    tiers: &[TierResult],
+    break_even: &[BreakEven],
+) -> Vec<ReferenceComparison> {
+    let first_on_prem = break_even.first().map(|b| b.on_prem_tier.clone());
+    scenario
+        .references
+        .iter()
+        .filter_map(|r| {
+            let t = tiers.iter().find(|t| t.name == r.tier)?;
+            let o = t.options.iter().find(|o| o.option == r.option)?;
+            let be = break_even.iter().find(|b| {
+                Some(&b.on_prem_tier) == first_on_prem.as_ref()
+                    && b.cloud_tier == r.tier
+                    && b.cloud_option == r.option
+            });
+            Some(ReferenceComparison {
+                label: r.label.clone(),
+                tier: r.tier.clone(),
+                option: r.option,
+                reference_total_usd: r.total_usd,
+                total_usd: o.total_usd,
+                total_change: r
+                    .total_usd
+                    .filter(|&x| x > 0.0)
+                    .map(|x| (o.total_usd - x) / x),
+                reference_break_even_hours_per_day: r.break_even_hours_per_day,
+                break_even_simplified_hours_per_day: be.and_then(|b| b.simplified_hours_per_day),
+                break_even_exact: be.map(|b| b.exact.clone()),
+            })
+        })
+        .collect()
+}
+
 /// The cheapest option by NPV among tiers that meet the SLO every year.
 fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation> {
     let mut choices: Vec<Choice> = tiers
@@ -258,35 +329,52 @@ fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation
             t.options.iter().map(|o| Choice {
                 tier: t.name.clone(),
                 option: o.option,
-                npv_usd: o.npv_usd,
+                npv_net_usd: o.npv_net_usd,
                 total_usd: o.total_usd,
             })
         })
         .collect();
+    // Cheapest first; on a tie the simpler option (on-prem < on-demand < reserved < hybrid).
     choices.sort_by(|a, b| {
-        a.npv_usd
-            .total_cmp(&b.npv_usd)
+        a.npv_net_usd
+            .total_cmp(&b.npv_net_usd)
+            .then_with(|| a.option.cmp(&b.option))
             .then_with(|| a.tier.cmp(&b.tier))
     });
     let mut it = choices.into_iter();
     let best = it.next()?;
-    let runner_up = it.next();
+    // The runner-up is a different plan: a hybrid that settles on the same commitment as the
+    // reservation of the same tier costs the same and is not an alternative.
+    let runner_up =
+        it.find(|c| c.tier != best.tier || (c.npv_net_usd - best.npv_net_usd).abs() >= 1.0);
     let rate = scenario.costs.discount_rate.value * 100.0;
     let years = scenario.horizon_years;
+    let any_residual = tiers
+        .iter()
+        .flat_map(|t| &t.options)
+        .any(|o| o.residual_value_usd > 0.0);
+    let basis = if any_residual {
+        format!("{years}-year NPV at {rate:.0} % net of the hardware's residual value")
+    } else {
+        format!("{years}-year NPV at {rate:.0} %")
+    };
     let (margin_usd, margin_fraction, sentence) = match &runner_up {
         Some(r) => {
-            let m = r.npv_usd - best.npv_usd;
-            let f = if r.npv_usd > 0.0 { m / r.npv_usd } else { 0.0 };
+            let m = r.npv_net_usd - best.npv_net_usd;
+            let f = if r.npv_net_usd > 0.0 {
+                m / r.npv_net_usd
+            } else {
+                0.0
+            };
             (
                 Some(m),
                 Some(f),
                 format!(
-                    "{} {} is the cheapest option that meets {}: {}-year NPV {} at {rate:.0} %, {} ({:.1} %) less than the runner-up, {} {}.",
+                    "{} {} is the cheapest option that meets {}: {basis} {}, {} ({:.1} %) less than the runner-up, {} {}.",
                     best.tier,
                     best.option,
                     scenario.slo.label(),
-                    years,
-                    usd(best.npv_usd),
+                    usd(best.npv_net_usd),
                     usd(m),
                     f * 100.0,
                     r.tier,
@@ -298,12 +386,11 @@ fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation
             None,
             None,
             format!(
-                "{} {} is the only option that meets {}: {}-year NPV {} at {rate:.0} %.",
+                "{} {} is the only option that meets {}: {basis} {}.",
                 best.tier,
                 best.option,
                 scenario.slo.label(),
-                years,
-                usd(best.npv_usd)
+                usd(best.npv_net_usd)
             ),
         ),
     };
@@ -318,7 +405,7 @@ fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation
 
 /// "$1,234,567" — whole dollars with thousands separators.
 pub fn usd(x: f64) -> String {
-    let neg = x < 0.0;
+    let neg = x < 0.0 && x.round() != 0.0;
     let s = format!("{:.0}", x.abs());
     let mut out = String::new();
     for (i, ch) in s.chars().enumerate() {
@@ -328,6 +415,14 @@ pub fn usd(x: f64) -> String {
         out.push(ch);
     }
     format!("{}${out}", if neg { "-" } else { "" })
+}
+
+/// "$2,731.11" — dollars and cents with thousands separators.
+pub fn usd_cents(x: f64) -> String {
+    let cents = (x.abs() * 100.0).round();
+    let whole = usd((cents / 100.0).trunc());
+    let sign = if x < 0.0 && cents > 0.0 { "-" } else { "" };
+    format!("{sign}{whole}.{:02}", (cents % 100.0) as u64)
 }
 
 #[cfg(test)]
@@ -341,5 +436,9 @@ mod tests {
         assert_eq!(usd(12.0), "$12");
         assert_eq!(usd(-1234.0), "-$1,234");
         assert_eq!(usd(0.0), "$0");
+        assert_eq!(usd(-0.4), "$0");
+        assert_eq!(usd_cents(2731.114), "$2,731.11");
+        assert_eq!(usd_cents(0.999), "$1.00");
+        assert_eq!(usd_cents(-12.5), "-$12.50");
     }
 }

@@ -92,6 +92,16 @@ impl Default for SimulationSettings {
     }
 }
 
+/// A published figure to compare a result with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reference {
+    pub label: String,
+    pub tier: String,
+    pub option: DeploymentOption,
+    pub total_usd: Option<f64>,
+    pub break_even_hours_per_day: Option<f64>,
+}
+
 /// One input of the run, for the report's assumptions table: every number with its source.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct InputRecord {
@@ -136,6 +146,7 @@ pub struct Scenario {
     pub tiers: Vec<Tier>,
     pub costs: CostInputs,
     pub simulation: SimulationSettings,
+    pub references: Vec<Reference>,
 }
 
 impl Scenario {
@@ -426,6 +437,12 @@ fn validate(src: &SourceFile, f: ScenarioFile) -> Result<Scenario, InputError> {
     }
     let costs = validate_costs(src, &f.costs)?;
     let simulation = validate_simulation(src, f.simulation.as_ref())?;
+    let references = f
+        .references
+        .iter()
+        .enumerate()
+        .map(|(i, r)| validate_reference(src, i, r, &tiers))
+        .collect::<Result<_, _>>()?;
     Ok(Scenario {
         name,
         description: f.description,
@@ -438,6 +455,81 @@ fn validate(src: &SourceFile, f: ScenarioFile) -> Result<Scenario, InputError> {
         tiers,
         costs,
         simulation,
+        references,
+    })
+}
+
+fn validate_reference(
+    src: &SourceFile,
+    i: usize,
+    r: &file::ReferenceFile,
+    tiers: &[Tier],
+) -> Result<Reference, InputError> {
+    let field = |k: &str| format!("reference[{i}].{k}");
+    let Some(tier) = tiers.iter().find(|t| &t.name == r.tier.get_ref()) else {
+        let names: Vec<&str> = tiers.iter().map(|t| t.name.as_str()).collect();
+        return Err(src
+            .error(
+                &r.tier,
+                field("tier"),
+                format!("no tier is named `{}`", r.tier.get_ref()),
+            )
+            .with_help(format!("tiers in this scenario: {}", names.join(", "))));
+    };
+    let option = *r.option.get_ref();
+    if !tier.options.contains(&option) {
+        return Err(src
+            .error(
+                &r.option,
+                field("option"),
+                format!("tier `{}` does not compare {option}", tier.name),
+            )
+            .with_help(format!("its options: {}", labels(&tier.options))));
+    }
+    let total_usd = r
+        .total_usd
+        .as_ref()
+        .map(|v| {
+            NumberCheck {
+                source: src,
+                field: &field("total_usd"),
+            }
+            .non_negative(v, "USD ≥ 0")
+        })
+        .transpose()?;
+    let break_even_hours_per_day = match &r.break_even_hours_per_day {
+        Some(v) if !option.is_cloud() => {
+            return Err(src
+                .error(
+                    v,
+                    field("break_even_hours_per_day"),
+                    "a break-even is stated against a cloud option",
+                )
+                .with_help(
+                    "put it on the reference of the cloud tier and option it was computed against",
+                ));
+        }
+        Some(v) => Some(
+            NumberCheck {
+                source: src,
+                field: &field("break_even_hours_per_day"),
+            }
+            .range(
+                v,
+                Some(0.0),
+                false,
+                Some(24.0),
+                "hours per day from 0 to 24",
+            )?,
+        ),
+        None => None,
+    };
+    Ok(Reference {
+        label: r.label.clone(),
+        tier: tier.name.clone(),
+        option,
+        total_usd,
+        break_even_hours_per_day,
     })
 }
 
@@ -763,6 +855,12 @@ fn validate_tier(
         .as_ref()
         .map(|u| whole(src, u, &field("units"), 1, 1_000_000))
         .transpose()?;
+    // A fixed fleet runs around the clock, so a hybrid (reserved base + on-demand burst) is the
+    // pure reservation again; list hybrids by default only when the fleet follows the traffic.
+    let options = match (&t.options, fixed_units) {
+        (None, Some(_)) => options.into_iter().filter(|o| !o.is_hybrid()).collect(),
+        _ => options,
+    };
     let precision = t
         .precision
         .as_ref()

@@ -4,7 +4,7 @@
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 
 use crate::cost::ExactBreakEven;
-use crate::results::{RunResults, usd};
+use crate::results::{RunResults, usd, usd_cents};
 
 fn table() -> Table {
     let mut t = Table::new();
@@ -73,12 +73,16 @@ pub fn render(r: &RunResults) -> String {
     if simulated {
         header.push(format!("p99 y{years}"));
     }
-    header.extend([
-        format!("{years}-yr total"),
-        "NPV".into(),
-        "$ / M req".into(),
-        "meets SLO".into(),
-    ]);
+    let residual = r
+        .tiers
+        .iter()
+        .flat_map(|t| &t.options)
+        .any(|o| o.residual_value_usd > 0.0);
+    header.push(format!("{years}-yr total"));
+    if residual {
+        header.push(format!("residual y{years}"));
+    }
+    header.extend(["NPV".into(), "$ / M req".into(), "meets SLO".into()]);
     t.set_header(header);
     for tier in &r.tiers {
         let units: Vec<String> = tier.capacity.iter().map(|c| c.units.to_string()).collect();
@@ -102,11 +106,17 @@ pub fn render(r: &RunResults) -> String {
                         .map_or("–".into(), |l| ms(l.p99_s)),
                 );
             }
+            row.push(usd(o.total_usd));
+            if residual {
+                row.push(if o.residual_value_usd > 0.0 {
+                    usd(o.residual_value_usd)
+                } else {
+                    "–".into()
+                });
+            }
             row.extend([
-                usd(o.total_usd),
                 usd(o.npv_usd),
-                o.cost_per_million_usd
-                    .map_or("–".into(), |c| format!("${c:.2}")),
+                o.cost_per_million_usd.map_or("–".into(), usd_cents),
                 if tier.meets_slo() {
                     "yes".into()
                 } else {
@@ -140,6 +150,38 @@ pub fn render(r: &RunResults) -> String {
         right_align(&mut b, 2);
         out.push_str("\nBreak-even daily use, on-prem against each cloud option:\n");
         out.push_str(&b.to_string());
+        out.push('\n');
+    }
+    if !r.references.is_empty() {
+        let mut c = table();
+        c.set_header(vec![
+            "reference",
+            "tier / option",
+            "published",
+            "this run",
+            "change",
+            "published break-even",
+            "this run (seed form / exact)",
+        ]);
+        for x in &r.references {
+            c.add_row(vec![
+                x.label.clone(),
+                format!("{} {}", x.tier, x.option),
+                x.reference_total_usd.map_or("–".into(), usd),
+                usd(x.total_usd),
+                x.total_change
+                    .map_or("–".into(), |f| format!("{:+.1} %", f * 100.0)),
+                x.reference_break_even_hours_per_day
+                    .map_or("–".into(), |h| format!("{h:.1} h/day")),
+                match (&x.break_even_simplified_hours_per_day, &x.break_even_exact) {
+                    (Some(h), Some(e)) => format!("{h:.1} h/day / {}", exact_label(e)),
+                    _ => "–".into(),
+                },
+            ]);
+        }
+        right_align(&mut c, 2);
+        out.push_str("\nAgainst published figures:\n");
+        out.push_str(&c.to_string());
         out.push('\n');
     }
     if let Some(rec) = &r.recommendation {

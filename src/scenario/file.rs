@@ -33,6 +33,26 @@ pub struct ScenarioFile {
     pub costs: CostsFile,
     #[serde(default)]
     pub simulation: Option<SimulationFile>,
+    /// Published figures to compare this run against (e.g. the seed article's table).
+    #[serde(default, rename = "reference")]
+    pub references: Vec<ReferenceFile>,
+}
+
+/// A published figure for one tier and option, shown beside this run's result.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReferenceFile {
+    /// Where the figure comes from, e.g. "seed 004 §4.3 (2023 prices, capex + power only)".
+    pub label: String,
+    /// The tier's name in this scenario.
+    pub tier: Spanned<String>,
+    pub option: Spanned<DeploymentOption>,
+    /// The published total over the horizon [USD].
+    #[serde(default)]
+    pub total_usd: Option<Spanned<f64>>,
+    /// The published break-even of on-prem against this (cloud) option [hours per day].
+    #[serde(default)]
+    pub break_even_hours_per_day: Option<Spanned<f64>>,
 }
 
 #[derive(Debug, Deserialize)]
