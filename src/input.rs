@@ -256,17 +256,31 @@ fn explain_serde_message(raw: &str) -> (String, Option<String>) {
         };
         return (message, Some(help));
     }
-    (raw.to_string(), None)
+    // serde speaks Rust types; say what a TOML author would write instead.
+    let plain = raw
+        .replace("expected f64", "expected a number")
+        .replace("expected i64", "expected a whole number")
+        .replace("expected u32", "expected a whole number ≥ 0")
+        .replace("expected u64", "expected a whole number ≥ 0");
+    (plain, None)
 }
 
-/// The candidate nearest to `word` by edit distance, if it is plausibly a typo of it.
+/// The candidate nearest to `word`, if it is plausibly what was meant: a small edit distance
+/// (a typo) or one being a prefix of the other (`pue_ratio` for `pue`).
 pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
-    candidates
+    let typo = candidates
         .iter()
         .map(|c| (strsim::levenshtein(word, c), *c))
         .filter(|(d, c)| *d <= (c.len().max(word.len()) / 3).max(2))
         .min_by_key(|(d, _)| *d)
-        .map(|(_, c)| c)
+        .map(|(_, c)| c);
+    typo.or_else(|| {
+        candidates
+            .iter()
+            .filter(|c| c.len() >= 3 && word.len() >= 3 && (word.starts_with(**c) || c.starts_with(word)))
+            .max_by_key(|c| c.len())
+            .copied()
+    })
 }
 
 /// The dotted key path (`tier[1].options`) of the innermost key or value covering `offset`.
@@ -481,5 +495,6 @@ mod tests {
             Some("on-demand")
         );
         assert_eq!(closest("zzzzzz", &["on-prem", "on-demand"]), None);
+        assert_eq!(closest("pue_ratio", &["pue", "discount_rate"]), Some("pue"));
     }
 }
