@@ -277,7 +277,9 @@ pub fn closest<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     typo.or_else(|| {
         candidates
             .iter()
-            .filter(|c| c.len() >= 3 && word.len() >= 3 && (word.starts_with(**c) || c.starts_with(word)))
+            .filter(|c| {
+                c.len() >= 3 && word.len() >= 3 && (word.starts_with(**c) || c.starts_with(word))
+            })
             .max_by_key(|c| c.len())
             .copied()
     })

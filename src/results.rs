@@ -22,6 +22,8 @@ pub struct RunResults {
     pub tool_version: String,
     pub scenario: ScenarioSummary,
     pub tiers: Vec<TierResult>,
+    /// Request rate in each hour of the last year's peak day [req/s].
+    pub design_day_rps: Vec<f64>,
     pub break_even: Vec<BreakEven>,
     pub recommendation: Option<Recommendation>,
     /// This run beside the published figures the scenario names.
@@ -57,6 +59,24 @@ pub struct TierResult {
     pub unit_throughput_rps: f64,
     pub capacity: Vec<CapacityYear>,
     pub options: Vec<OptionCost>,
+    /// Tail latency against offered load at the last year's planned fleet (the "hockey
+    /// stick"), when simulated; empty for analytic runs.
+    pub latency_curve: Vec<LoadPoint>,
+    /// Latency distribution at the last year's planned fleet as (latency [s], quantile) points,
+    /// when simulated.
+    pub latency_cdf: Vec<(f64, f64)>,
+    /// Units an autoscaled cloud fleet runs in each hour of the last year's peak day.
+    pub design_day_units: Vec<u32>,
+}
+
+/// One point of a latency-against-load curve.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoadPoint {
+    pub offered_rps: f64,
+    pub utilization: f64,
+    pub p50_s: f64,
+    pub p95_s: f64,
+    pub p99_s: f64,
 }
 
 impl TierResult {
@@ -156,6 +176,15 @@ pub fn assemble(
                 _ => {}
             }
         }
+        let design_day_units = capacity
+            .last()
+            .map(|c| {
+                peak_day(
+                    &c.fleet.hourly_units,
+                    scenario.traffic.hourly_rates(c.year).as_slice(),
+                )
+            })
+            .unwrap_or_default();
         out_tiers.push(TierResult {
             name: tier.name.clone(),
             profile: tier.profile.name.clone(),
@@ -164,6 +193,9 @@ pub fn assemble(
             unit_throughput_rps: input.unit_throughput_rps,
             capacity,
             options,
+            latency_curve: input.latency_curve,
+            latency_cdf: input.latency_cdf,
+            design_day_units,
         });
     }
     for t in &out_tiers {
@@ -214,6 +246,10 @@ pub fn assemble(
             capacity_method: capacity_method.into(),
         },
         tiers: out_tiers,
+        design_day_rps: {
+            let rates = scenario.traffic.hourly_rates(scenario.horizon_years);
+            peak_day(&rates, &rates)
+        },
         break_even,
         recommendation,
         references,
@@ -223,10 +259,31 @@ pub fn assemble(
 }
 
 /// What the capacity stage hands over besides the per-year plan.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TierResultInput {
     pub index: usize,
     pub unit_throughput_rps: f64,
+    pub latency_curve: Vec<LoadPoint>,
+    pub latency_cdf: Vec<(f64, f64)>,
+}
+
+/// The 24 values of `series` on the day whose traffic (`rates`, hourly) peaks highest.
+fn peak_day<T: Copy>(series: &[T], rates: &[f64]) -> Vec<T> {
+    if series.len() < 24 || rates.len() != series.len() {
+        return vec![];
+    }
+    let day = (0..series.len() / 24)
+        .max_by(|&a, &b| {
+            let peak = |d: usize| {
+                rates[d * 24..d * 24 + 24]
+                    .iter()
+                    .copied()
+                    .fold(f64::MIN, f64::max)
+            };
+            peak(a).total_cmp(&peak(b)).then(b.cmp(&a))
+        })
+        .unwrap_or(0);
+    series[day * 24..day * 24 + 24].to_vec()
 }
 
 /// The analytic plan of every tier (the spine's capacity, and the lower bound of the simulated one).
@@ -247,6 +304,7 @@ pub fn analytic_tiers(
             let input = TierResultInput {
                 index,
                 unit_throughput_rps: plan.unit_throughput_rps(&scenario.workload),
+                ..TierResultInput::default()
             };
             Ok((input, capacity::analytic_plan(scenario, tier, &plan)))
         })

@@ -62,7 +62,12 @@ impl Case {
     }
     /// Run the scenario into `out/`.
     fn run(&self) -> assert_cmd::assert::Assert {
-        tco().arg(self.path()).arg("--out").arg(self.out()).arg("--analytic").assert()
+        tco()
+            .arg(self.path())
+            .arg("--out")
+            .arg(self.out())
+            .arg("--analytic")
+            .assert()
     }
     /// Bad input: exit 2, the message names the place, and no output folder appears.
     fn fails_with(&self, line_col: &str, field: &str, words: &[&str]) {
@@ -97,7 +102,12 @@ fn runs_a_shipped_scenario_and_writes_its_files() {
     let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
     // header + 1 on-prem + 3 cloud options, 5 years each
     assert_eq!(csv.lines().count(), 1 + 4 * 5);
-    assert!(csv.lines().next().unwrap().starts_with("tier,profile,option,year,units"));
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .starts_with("tier,profile,option,year,units")
+    );
 }
 
 #[test]
@@ -108,7 +118,15 @@ fn same_inputs_and_seed_give_byte_identical_files_at_any_thread_count() {
         let out = case.dir.path().join(format!("out-{threads}"));
         tco()
             .arg(case.path())
-            .args(["--out", out.to_str().unwrap(), "--threads", threads, "--seed", "7", "-q"])
+            .args([
+                "--out",
+                out.to_str().unwrap(),
+                "--threads",
+                threads,
+                "--seed",
+                "7",
+                "-q",
+            ])
             .assert()
             .success();
         outputs.push((
@@ -142,14 +160,20 @@ fn toml_syntax_error() {
 
 #[test]
 fn wrong_type_names_the_field_path() {
-    Case::new(&GOOD.replace("peak_rps = 400", "peak_rps = \"lots\""))
-        .fails_with("9:12", "traffic.peak_rps", &["expected a number"]);
+    Case::new(&GOOD.replace("peak_rps = 400", "peak_rps = \"lots\"")).fails_with(
+        "9:12",
+        "traffic.peak_rps",
+        &["expected a number"],
+    );
 }
 
 #[test]
 fn unknown_key_suggests_the_nearest() {
-    Case::new(&GOOD.replace("pue = 1.4", "pue_ratio = 1.4"))
-        .fails_with("24:1", "costs.pue_ratio", &["unknown key `pue_ratio`", "did you mean `pue`?"]);
+    Case::new(&GOOD.replace("pue = 1.4", "pue_ratio = 1.4")).fails_with(
+        "24:1",
+        "costs.pue_ratio",
+        &["unknown key `pue_ratio`", "did you mean `pue`?"],
+    );
 }
 
 #[test]
@@ -157,44 +181,70 @@ fn unknown_profile_lists_the_available_ones() {
     Case::new(&GOOD.replace("aws-inf2.xlarge", "aws-inf3.xlarge")).fails_with(
         "21:11",
         "tier[1].profile",
-        &["unknown hardware profile `aws-inf3.xlarge`", "did you mean `aws-inf2.xlarge`?", "hgx-h100-8x"],
+        &[
+            "unknown hardware profile `aws-inf3.xlarge`",
+            "did you mean `aws-inf2.xlarge`?",
+            "hgx-h100-8x",
+        ],
     );
 }
 
 #[test]
 fn unknown_option_value_suggests_the_nearest() {
-    Case::new(&GOOD.replace("profile = \"aws-inf2.xlarge\"", "profile = \"aws-inf2.xlarge\"\noptions = [\"on-dmand\"]"))
-        .fails_with("22:12", "tier[1].options[0]", &["unknown value `on-dmand`", "did you mean `on-demand`?"]);
+    Case::new(&GOOD.replace(
+        "profile = \"aws-inf2.xlarge\"",
+        "profile = \"aws-inf2.xlarge\"\noptions = [\"on-dmand\"]",
+    ))
+    .fails_with(
+        "22:12",
+        "tier[1].options[0]",
+        &["unknown value `on-dmand`", "did you mean `on-demand`?"],
+    );
 }
 
 #[test]
 fn negative_number_is_out_of_range() {
-    Case::new(&GOOD.replace("mean_rps = 150", "mean_rps = -150"))
-        .fails_with("10:12", "traffic.mean_rps", &["-150", "valid:"]);
+    Case::new(&GOOD.replace("mean_rps = 150", "mean_rps = -150")).fails_with(
+        "10:12",
+        "traffic.mean_rps",
+        &["-150", "valid:"],
+    );
 }
 
 #[test]
 fn zero_where_invalid() {
-    Case::new(&GOOD.replace("latency_ms = 200", "latency_ms = 0"))
-        .fails_with("15:14", "slo.latency_ms", &["= 0 is out of range", "valid: milliseconds > 0"]);
+    Case::new(&GOOD.replace("latency_ms = 200", "latency_ms = 0")).fails_with(
+        "15:14",
+        "slo.latency_ms",
+        &["= 0 is out of range", "valid: milliseconds > 0"],
+    );
 }
 
 #[test]
 fn nan_is_rejected() {
-    Case::new(&GOOD.replace("pue = 1.4", "pue = nan"))
-        .fails_with("24:7", "costs.pue", &["not a number", "valid: a PUE from 1.0 to 5.0"]);
+    Case::new(&GOOD.replace("pue = 1.4", "pue = nan")).fails_with(
+        "24:7",
+        "costs.pue",
+        &["not a number", "valid: a PUE from 1.0 to 5.0"],
+    );
 }
 
 #[test]
 fn infinite_is_rejected() {
-    Case::new(&GOOD.replace("pue = 1.4", "pue = 1.4\negress_usd_per_gb = inf"))
-        .fails_with("25:21", "costs.egress_usd_per_gb", &["infinite", "valid: USD per GB"]);
+    Case::new(&GOOD.replace("pue = 1.4", "pue = 1.4\negress_usd_per_gb = inf")).fails_with(
+        "25:21",
+        "costs.egress_usd_per_gb",
+        &["infinite", "valid: USD per GB"],
+    );
 }
 
 #[test]
 fn percentile_outside_0_100() {
-    Case::new(&GOOD.replace("percentile = 99", "percentile = 100"))
-        .fails_with("14:14", "slo.percentile", &["strictly between 0 and 100"]);
+    Case::new(&GOOD.replace("percentile = 99", "percentile = 100")).fails_with(
+        "14:14",
+        "slo.percentile",
+        &["strictly between 0 and 100"],
+    );
 }
 
 #[test]
@@ -213,9 +263,16 @@ fn missing_file_is_named() {
 #[test]
 fn a_model_too_big_for_the_unit_names_memory_needed_and_available() {
     let s = GOOD
-        .replace("preset = \"resnet-50\"\nprecision = \"int8\"", "preset = \"llama-2-70b\"\nprecision = \"fp16\"")
+        .replace(
+            "preset = \"resnet-50\"\nprecision = \"int8\"",
+            "preset = \"llama-2-70b\"\nprecision = \"fp16\"",
+        )
         .replace("[[tier]]\nprofile = \"altra-max-m128-30-1u\"\n\n", "");
-    Case::new(&s).fails_with("18:11", "tier[0].profile", &["does not fit", "GB", "usable"]);
+    Case::new(&s).fails_with(
+        "18:11",
+        "tier[0].profile",
+        &["does not fit", "GB", "usable"],
+    );
 }
 
 #[test]

@@ -9,7 +9,9 @@ use tco_sim::results::RunResults;
 use tco_sim::scenario::Scenario;
 
 fn run(file: &str) -> RunResults {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(file);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(file);
     let scenario = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
     tco_sim::app::plan(&scenario).unwrap()
 }
@@ -45,14 +47,25 @@ fn break_even_hours_match_the_seed_to_a_tenth() {
     // With everything on-prem paid around the clock (as the seed does), the exact form against
     // on-demand agrees with the seed's; against a reservation, paid whether used or not, owning
     // is cheaper at any daily use.
-    let od = r.break_even.iter().find(|b| b.cloud_option == DeploymentOption::OnDemand).unwrap();
+    let od = r
+        .break_even
+        .iter()
+        .find(|b| b.cloud_option == DeploymentOption::OnDemand)
+        .unwrap();
     match od.exact {
-        ExactBreakEven::At { hours_per_day, on_prem_cheaper_above: true } => {
+        ExactBreakEven::At {
+            hours_per_day,
+            on_prem_cheaper_above: true,
+        } => {
             assert!((hours_per_day - 4.859).abs() < 0.001, "{hours_per_day}")
         }
         ref other => panic!("{other:?}"),
     }
-    let r3 = r.break_even.iter().find(|b| b.cloud_option == DeploymentOption::Reserved3y).unwrap();
+    let r3 = r
+        .break_even
+        .iter()
+        .find(|b| b.cloud_option == DeploymentOption::Reserved3y)
+        .unwrap();
     assert_eq!(r3.exact, ExactBreakEven::OnPremAlwaysCheaper);
 }
 
@@ -61,7 +74,12 @@ fn the_three_year_reservation_past_the_horizon_is_reported() {
     // A 3-year lot bought in year 4 runs through year 6: one year at $53.94548/h is owed after
     // the horizon, outside the seed's (and our) five-year total.
     let r = run("seed-8xh100.toml");
-    let o = r.tiers.iter().flat_map(|t| &t.options).find(|o| o.option == DeploymentOption::Reserved3y).unwrap();
+    let o = r
+        .tiers
+        .iter()
+        .flat_map(|t| &t.options)
+        .find(|o| o.option == DeploymentOption::Reserved3y)
+        .unwrap();
     assert!((o.committed_beyond_horizon_usd - 53.94548 * 8760.0).abs() < 0.01);
     assert!(r.notes.iter().any(|n| n.contains("owed after the horizon")));
 }
@@ -70,16 +88,36 @@ fn the_three_year_reservation_past_the_horizon_is_reported() {
 fn current_prices_move_the_seed_table_and_say_by_how_much() {
     let r = run("h100-current-prices.toml");
     assert_eq!(r.references.len(), 4);
-    let od = r.references.iter().find(|x| x.option == DeploymentOption::OnDemand).unwrap();
+    let od = r
+        .references
+        .iter()
+        .find(|x| x.option == DeploymentOption::OnDemand)
+        .unwrap();
     // p5.48xlarge on-demand at $55.04/h: 55.04 x 43,800 h = $2,410,752 plus egress.
-    assert!(od.total_usd > 2_410_752.0 && od.total_usd < 2_420_000.0, "{}", od.total_usd);
+    assert!(
+        od.total_usd > 2_410_752.0 && od.total_usd < 2_420_000.0,
+        "{}",
+        od.total_usd
+    );
     assert!(od.total_change.unwrap() < -0.4);
     // The cheaper cloud moves the on-demand break-even well past the seed's 4.9 h/day.
     assert!(od.break_even_simplified_hours_per_day.unwrap() > 8.0);
     // The full model costs more per on-prem server-year than capex + power alone.
-    let op = r.references.iter().find(|x| x.option == DeploymentOption::OnPrem).unwrap();
+    let op = r
+        .references
+        .iter()
+        .find(|x| x.option == DeploymentOption::OnPrem)
+        .unwrap();
     let on_prem = r.tiers[0].options[0].clone();
-    assert!(on_prem.yearly.iter().all(|y| y.maintenance_usd > 0.0 && y.space_usd > 0.0 && y.staff_usd > 0.0));
-    assert_eq!(on_prem.yearly[4].units_added, 1, "4-year life: refreshed in year 5");
+    assert!(
+        on_prem
+            .yearly
+            .iter()
+            .all(|y| y.maintenance_usd > 0.0 && y.space_usd > 0.0 && y.staff_usd > 0.0)
+    );
+    assert_eq!(
+        on_prem.yearly[4].units_added, 1,
+        "4-year life: refreshed in year 5"
+    );
     assert!(op.total_usd > 0.0);
 }
