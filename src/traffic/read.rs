@@ -17,10 +17,31 @@ pub(super) fn csv_reader(text: &str, has_headers: bool) -> csv::Reader<&[u8]> {
         .from_reader(text.as_bytes())
 }
 
-/// The byte span of field `i` of `record` in the source text (exact for unquoted fields; for a
-/// quoted field it points into the right line).
-pub(super) fn field_span(record: &csv::StringRecord, i: usize) -> Option<Range<usize>> {
-    let start = record.position()?.byte() as usize;
+/// The byte offset where `record` starts in `text`. The csv crate reports a record's position
+/// before the line ending of the record above it, so line endings are skipped here.
+pub(super) fn record_start(text: &str, record: &csv::StringRecord) -> Option<usize> {
+    skip_line_endings(text, record.position()?.byte() as usize)
+}
+
+fn skip_line_endings(text: &str, mut at: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    while at < bytes.len() && (bytes[at] == b'\r' || bytes[at] == b'\n') {
+        at += 1;
+    }
+    (at <= bytes.len()).then_some(at)
+}
+
+/// The 1-based line on which `record` starts.
+pub(super) fn record_line(src: &SourceFile, record: &csv::StringRecord) -> usize {
+    record_start(&src.text, record).map_or(0, |b| src.line_col(b).0)
+}
+
+/// The byte span of field `i` of `record` in the source text (exact for unquoted, untrimmed
+/// fields; otherwise it still points into the right line).
+pub(super) fn field_span(text: &str, record: &csv::StringRecord, i: usize) -> Option<Range<usize>> {
+    // The record stores its fields back to back without separators: add one comma per field
+    // before this one.
+    let start = record_start(text, record)? + i;
     let r = record.range(i)?;
     Some(start + r.start..start + r.end.max(r.start + 1))
 }
@@ -33,22 +54,30 @@ pub(super) fn field_error(
     column: &str,
     message: impl Into<String>,
 ) -> InputError {
-    let span = field_span(record, i).or_else(|| record_span(record));
+    let span = field_span(&src.text, record, i).or_else(|| record_span(&src.text, record));
     src.error_at(span, column, message)
 }
 
 /// The span of the start of a record (its line).
-pub(super) fn record_span(record: &csv::StringRecord) -> Option<Range<usize>> {
-    let start = record.position()?.byte() as usize;
+pub(super) fn record_span(text: &str, record: &csv::StringRecord) -> Option<Range<usize>> {
+    let start = record_start(text, record)?;
     Some(start..start + 1)
+}
+
+/// An error for a file with nothing but blank lines, or `None`.
+pub(super) fn empty_file_error(src: &SourceFile, what: &str) -> Option<InputError> {
+    src.text
+        .trim()
+        .is_empty()
+        .then(|| src.error_at(None, "", format!("the file is empty: {what}")))
 }
 
 /// A CSV syntax error (wrong number of fields, bad quoting) as an [`InputError`] at its line.
 pub(super) fn csv_error(src: &SourceFile, e: &csv::Error) -> InputError {
-    let span = e.position().map(|p| {
-        let b = p.byte() as usize;
-        b..b + 1
-    });
+    let span = e
+        .position()
+        .and_then(|p| skip_line_endings(&src.text, p.byte() as usize))
+        .map(|b| b..b + 1);
     let message = match e.kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..

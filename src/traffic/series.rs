@@ -26,7 +26,9 @@ use std::cmp::Ordering;
 use std::path::Path;
 
 use super::arrivals::{Burstiness, MAX_IAT_CV, NhppArrivals, Segment};
-use super::read::{csv_error, csv_reader, field_error, parse_f64, record_span};
+use super::read::{
+    csv_error, csv_reader, empty_file_error, field_error, parse_f64, record_line, record_span,
+};
 use super::{DesignWindow, Growth, HOUR_S, YEAR_HOURS, YEAR_S, clamp_window};
 use crate::input::{InputError, SourceFile};
 
@@ -320,6 +322,9 @@ fn short_name(path: &Path) -> String {
 
 /// Parse one series file.
 fn parse(src: &SourceFile, format: SeriesFormat, with_cv: bool) -> Result<Vec<Row>, InputError> {
+    if let Some(e) = empty_file_error(src, "the rate series has no rows") {
+        return Err(e.with_help("one row per window: its start time [s] and its mean rate [req/s]"));
+    }
     let mut reader = csv_reader(&src.text, format == SeriesFormat::Csv);
     let (t_col, r_col, cv_col, names) = match format {
         SeriesFormat::ServeGen => (0, 1, Some(2), ["window_start_s", "rate_rps", "iat_cv"]),
@@ -351,7 +356,7 @@ fn parse(src: &SourceFile, format: SeriesFormat, with_cv: bool) -> Result<Vec<Ro
         let get = |i: usize, name: &str| -> Result<f64, InputError> {
             let text = record.get(i).ok_or_else(|| {
                 src.error_at(
-                    record_span(&record),
+                    record_span(&src.text, &record),
                     name,
                     format!("this row has no column {}", i + 1),
                 )
@@ -396,7 +401,7 @@ fn parse(src: &SourceFile, format: SeriesFormat, with_cv: bool) -> Result<Vec<Ro
             }
             None => None,
         };
-        prev_line = record.position().map_or(0, |p| p.line());
+        prev_line = record_line(src, &record);
         rows.push(Row {
             start_s,
             rate_rps,

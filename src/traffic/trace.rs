@@ -37,8 +37,8 @@ use rand::rngs::Xoshiro256PlusPlus;
 use serde::Deserialize;
 
 use super::read::{
-    csv_error, csv_reader, field_error, lines_with_offsets, parse_datetime_ns, parse_f64,
-    parse_tokens, record_span, to_ns,
+    csv_error, csv_reader, empty_file_error, field_error, lines_with_offsets, parse_datetime_ns,
+    parse_f64, parse_tokens, record_line, record_span, to_ns,
 };
 use super::stats::TrafficStats;
 use super::{DesignWindow, Growth, Request, YEAR_HOURS, YEAR_S, clamp_window};
@@ -330,6 +330,11 @@ fn parse_csv(
     cols: &CsvColumns,
     header_help: &str,
 ) -> Result<Vec<TraceRecord>, InputError> {
+    if let Some(e) = empty_file_error(src, "the trace has no requests") {
+        return Err(e.with_help(format!(
+            "expected a header line, then one request per line; {header_help}"
+        )));
+    }
     let mut reader = csv_reader(&src.text, true);
     let headers = reader.headers().map_err(|e| csv_error(src, &e))?.clone();
     let column = |name: &str| -> Result<usize, InputError> {
@@ -347,7 +352,7 @@ fn parse_csv(
     let in_col = cols.input_tokens.as_deref().map(column).transpose()?;
     let out_col = cols.output_tokens.as_deref().map(column).transpose()?;
     let mut records = Vec::new();
-    let mut last: Option<(i64, u64)> = None;
+    let mut last: Option<(i64, usize)> = None;
     let mut record = csv::StringRecord::new();
     loop {
         match reader.read_record(&mut record) {
@@ -362,7 +367,7 @@ fn parse_csv(
                 unit_help(cols.unit)
             ))
         })?;
-        let line = record.position().map_or(0, |p| p.line());
+        let line = record_line(src, &record);
         if let Some((prev, prev_line)) = last
             && time_ns < prev
         {
@@ -391,7 +396,11 @@ fn parse_csv(
     }
     if records.is_empty() {
         return Err(src
-            .error_at(record_span(&record), "", "the trace has no requests")
+            .error_at(
+                record_span(&src.text, &record),
+                "",
+                "the trace has no requests",
+            )
             .with_help("expected a header line, then one request per line"));
     }
     Ok(records)
@@ -417,6 +426,9 @@ struct MooncakeLine {
 
 /// Parse the Mooncake JSONL trace: one JSON object per line; blank lines are skipped.
 fn parse_mooncake(src: &SourceFile) -> Result<Vec<TraceRecord>, InputError> {
+    if let Some(e) = empty_file_error(src, "the trace has no requests") {
+        return Err(e.with_help("expected one JSON object per line"));
+    }
     let mut records = Vec::new();
     let mut last: Option<(i64, usize)> = None;
     for (line_no, (offset, line)) in lines_with_offsets(&src.text).enumerate() {
