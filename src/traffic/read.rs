@@ -31,9 +31,15 @@ fn skip_line_endings(text: &str, mut at: usize) -> Option<usize> {
     (at <= bytes.len()).then_some(at)
 }
 
-/// The 1-based line on which `record` starts.
-pub(super) fn record_line(src: &SourceFile, record: &csv::StringRecord) -> usize {
-    record_start(&src.text, record).map_or(0, |b| src.line_col(b).0)
+/// Where `record` starts, cheaply kept so its line can be named later, if an error needs it.
+pub(super) fn record_mark(record: &csv::StringRecord) -> usize {
+    record.position().map_or(0, |p| p.byte() as usize)
+}
+
+/// The 1-based line of a [`record_mark`]. Counting lines scans the file up to the mark, so this
+/// is only called when an error is reported.
+pub(super) fn marked_line(src: &SourceFile, mark: usize) -> usize {
+    skip_line_endings(&src.text, mark).map_or(0, |b| src.line_col(b).0)
 }
 
 /// The byte span of field `i` of `record` in the source text (exact for unquoted, untrimmed

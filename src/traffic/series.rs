@@ -27,7 +27,8 @@ use std::path::Path;
 
 use super::arrivals::{Burstiness, MAX_IAT_CV, NhppArrivals, Segment};
 use super::read::{
-    csv_error, csv_reader, empty_file_error, field_error, parse_f64, record_line, record_span,
+    csv_error, csv_reader, empty_file_error, field_error, marked_line, parse_f64, record_mark,
+    record_span,
 };
 use super::{DesignWindow, Growth, HOUR_S, YEAR_HOURS, YEAR_S, clamp_window};
 use crate::input::{InputError, SourceFile};
@@ -345,7 +346,7 @@ fn parse(src: &SourceFile, format: SeriesFormat, with_cv: bool) -> Result<Vec<Ro
         }
     };
     let mut rows: Vec<Row> = Vec::new();
-    let mut prev_line = 0;
+    let mut prev_mark = 0;
     let mut record = csv::StringRecord::new();
     loop {
         match reader.read_record(&mut record) {
@@ -384,7 +385,8 @@ fn parse(src: &SourceFile, format: SeriesFormat, with_cv: bool) -> Result<Vec<Ro
                 t_col,
                 names[0],
                 format!(
-                    "window start {start_s} s is not after the start on line {prev_line} ({} s)",
+                    "window start {start_s} s is not after the start on line {} ({} s)",
+                    marked_line(src, prev_mark),
                     prev.start_s
                 ),
             )
@@ -401,7 +403,7 @@ fn parse(src: &SourceFile, format: SeriesFormat, with_cv: bool) -> Result<Vec<Ro
             }
             None => None,
         };
-        prev_line = record_line(src, &record);
+        prev_mark = record_mark(&record);
         rows.push(Row {
             start_s,
             rate_rps,

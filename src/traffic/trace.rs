@@ -37,8 +37,8 @@ use rand::rngs::Xoshiro256PlusPlus;
 use serde::Deserialize;
 
 use super::read::{
-    csv_error, csv_reader, empty_file_error, field_error, lines_with_offsets, parse_datetime_ns,
-    parse_f64, parse_tokens, record_line, record_span, to_ns,
+    csv_error, csv_reader, empty_file_error, field_error, lines_with_offsets, marked_line,
+    parse_datetime_ns, parse_f64, parse_tokens, record_mark, record_span, to_ns,
 };
 use super::stats::TrafficStats;
 use super::{DesignWindow, Growth, Request, YEAR_HOURS, YEAR_S, clamp_window};
@@ -367,8 +367,7 @@ fn parse_csv(
                 unit_help(cols.unit)
             ))
         })?;
-        let line = record_line(src, &record);
-        if let Some((prev, prev_line)) = last
+        if let Some((prev, prev_mark)) = last
             && time_ns < prev
         {
             return Err(field_error(
@@ -376,11 +375,14 @@ fn parse_csv(
                 &record,
                 t_col,
                 &cols.timestamp,
-                format!("`{t_text}` is earlier than the timestamp on line {prev_line}"),
+                format!(
+                    "`{t_text}` is earlier than the timestamp on line {}",
+                    marked_line(src, prev_mark)
+                ),
             )
             .with_help("the rows of a trace must be sorted by arrival time"));
         }
-        last = Some((time_ns, line));
+        last = Some((time_ns, record_mark(&record)));
         let tokens = |c: Option<usize>, name: &Option<String>| -> Result<u32, InputError> {
             match (c, name) {
                 (Some(i), Some(n)) => parse_tokens(record.get(i).unwrap_or(""))
