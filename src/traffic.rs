@@ -16,7 +16,7 @@
 //! - [`trace`]: a measured request trace (Azure LLM CSV, generic CSV, Mooncake JSONL) and its replay;
 //! - [`arrivals`]: the NHPP / Gamma-renewal arrival generator shared by curves and series;
 //! - [`stats`]: count, rate, peaks, inter-arrival CV and index of dispersion of a request stream;
-//! - [`file`]: the raw `[traffic]` TOML table and its validation into a [`TrafficSpec`].
+//! - [`file`](mod@file): the raw `[traffic]` TOML table and its validation into a [`TrafficSpec`].
 
 pub mod arrivals;
 pub mod curve;
@@ -38,7 +38,7 @@ pub use trace::{ReplayOptions, Trace, TraceFormat, TraceReplay, TraceTraffic};
 /// floating-point ties. Token counts are zero for classic (non-generative) workloads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Request {
-    /// Arrival time since the start of the simulated window [ns].
+    /// Arrival time since the start of the simulated window \[ns\].
     pub arrival_ns: u64,
     /// Prompt (input) tokens.
     pub input_tokens: u32,
@@ -56,7 +56,7 @@ pub const YEAR_DAYS: usize = 365;
 pub const YEAR_HOURS: usize = 8_760;
 /// Seconds in a year.
 pub const YEAR_S: f64 = 31_536_000.0;
-/// The longest window an arrival iterator covers [s] (100 years): beyond it nanosecond times
+/// The longest window an arrival iterator covers \[s\] (100 years): beyond it nanosecond times
 /// would approach `u64::MAX` (584 years).
 pub const MAX_WINDOW_S: f64 = 100.0 * YEAR_S;
 
@@ -91,9 +91,9 @@ pub struct DesignWindow {
     /// 1-based year.
     pub year: u32,
     /// Start of the window since the start of the year (for traces: since the start of the
-    /// replay) [s].
+    /// replay) \[s\].
     pub start_s: f64,
-    /// Length of the window [s].
+    /// Length of the window \[s\].
     pub duration_s: f64,
     /// Expected requests in the window divided by its length [req/s].
     pub mean_rps: f64,
@@ -120,7 +120,7 @@ pub struct TrafficSpec {
     pub kind: TrafficKind,
     /// Caveats a report should print next to the results (how a trace was spread, how a weekly
     /// pattern was normalised, …).
-    pub notes: Vec<String>,
+    notes: Vec<String>,
 }
 
 impl TrafficSpec {

@@ -44,7 +44,7 @@ fn shipped_trace_is_the_upstream_bytes() {
 fn stats_match_the_published_statistics() {
     let t = azure_conv();
     assert_eq!(t.len(), 19_366);
-    let s = t.stats();
+    let s = t.stats().unwrap();
     let near = |x: f64, published: f64, half_unit: f64| (x - published).abs() <= half_unit;
     assert_eq!(s.count, 19_366);
     assert!(near(s.span_s, 3_501.7, 0.05), "{}", s.span_s);

@@ -5,7 +5,7 @@
 //!
 //! # Method: time-rescaling
 //!
-//! With rate λ(t) [req/s] and integrated rate Λ(t) = ∫₀ᵗ λ(u) du [requests], the points
+//! With rate λ(t) [req/s] and integrated rate Λ(t) = ∫₀ᵗ λ(u) du \[requests\], the points
 //! `t_i = Λ⁻¹(s_i)` form a non-homogeneous Poisson process of rate λ exactly when the `s_i` form a
 //! unit-rate Poisson process (Çinlar 1975, *Introduction to Stochastic Processes*, §4.7; used as a
 //! goodness-of-fit test by Brown, Barbieri, Ventura, Kass & Frank 2002, "The time-rescaling
@@ -47,9 +47,9 @@ pub const MAX_IAT_CV: f64 = 20.0;
 /// A stretch `[start_s, end_s)` with a constant rate and inter-arrival CV.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Segment {
-    /// Start [s], on the generator's clock.
+    /// Start \[s\], on the generator's clock.
     pub start_s: f64,
-    /// End [s], exclusive.
+    /// End \[s\], exclusive.
     pub end_s: f64,
     /// Rate on the segment [req/s], ≥ 0.
     pub rate_rps: f64,
@@ -172,9 +172,9 @@ impl GapSampler {
 pub struct NhppArrivals<S> {
     segments: S,
     current: Option<Segment>,
-    /// Current time on the generator's clock [s].
+    /// Current time on the generator's clock \[s\].
     pos_s: f64,
-    /// Arrival times are reported relative to this [s].
+    /// Arrival times are reported relative to this \[s\].
     origin_s: f64,
     /// Λ still to cover before the next event; `None` when a new gap must be drawn.
     pending: Option<f64>,

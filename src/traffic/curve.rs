@@ -4,7 +4,7 @@
 //!
 //! # The curve
 //!
-//! For year `y` (1-based) and time `t` [s] since the start of the year, with day `d = ⌊t/86400⌋`
+//! For year `y` (1-based) and time `t` \[s\] since the start of the year, with day `d = ⌊t/86400⌋`
 //! and hour of day `h = (t mod 86400)/3600`:
 //!
 //! ```text
@@ -365,7 +365,7 @@ impl Default for Weekly {
 pub struct Bursts {
     /// Rate multiplier during a burst, ≥ 1.
     pub multiplier: f64,
-    /// Length of one burst [s].
+    /// Length of one burst \[s\].
     pub duration_s: f64,
     /// Bursts per day, ≥ 1.
     pub per_day: u32,

@@ -116,7 +116,7 @@ pub enum PatternName {
 pub struct BurstsFile {
     /// Rate multiplier during a burst, ≥ 1.
     pub multiplier: Spanned<f64>,
-    /// Length of one burst [s], > 0.
+    /// Length of one burst \[s\], > 0.
     pub duration_s: Spanned<f64>,
     /// Bursts a day, a whole number ≥ 1; together shorter than a day.
     pub per_day: Spanned<f64>,

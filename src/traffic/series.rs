@@ -65,13 +65,13 @@ pub struct RateSeries {
     name: String,
     format: SeriesFormat,
     files: usize,
-    /// Window starts, shifted so the first is 0 [s].
+    /// Window starts, shifted so the first is 0 \[s\].
     starts_s: Vec<f64>,
     rates_rps: Vec<f64>,
     /// Fitted inter-arrival CV of each window (single files that carry one).
     iat_cvs: Option<Vec<f64>>,
     period_s: f64,
-    /// Λ at each window start; the last entry is Λ(P) [requests].
+    /// Λ at each window start; the last entry is Λ(P) \[requests\].
     cumulative: Vec<f64>,
 }
 
@@ -251,7 +251,7 @@ impl RateSeries {
         self.starts_s.is_empty()
     }
 
-    /// The length of one repetition of the series [s].
+    /// The length of one repetition of the series \[s\].
     pub fn period_s(&self) -> f64 {
         self.period_s
     }
@@ -270,7 +270,7 @@ impl RateSeries {
         self.starts_s.partition_point(|&s| s <= r).saturating_sub(1)
     }
 
-    /// Λ(x) for x ≥ 0 (growth 1) [requests].
+    /// Λ(x) for x ≥ 0 (growth 1) \[requests\].
     pub fn integrated(&self, x_s: f64) -> f64 {
         if x_s.is_nan() || x_s <= 0.0 {
             return 0.0;

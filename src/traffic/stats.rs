@@ -22,7 +22,7 @@ use super::Request;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrafficStats {
     pub count: u64,
-    /// Last minus first arrival [s].
+    /// Last minus first arrival \[s\].
     pub span_s: f64,
     /// `(count − 1) / span` [req/s].
     pub mean_rps: f64,
@@ -30,7 +30,7 @@ pub struct TrafficStats {
     pub peak_1s: u64,
     /// Largest count in a fixed 60 s bin.
     pub peak_1min: u64,
-    /// Mean inter-arrival time [s].
+    /// Mean inter-arrival time \[s\].
     pub iat_mean_s: f64,
     /// Coefficient of variation of inter-arrival times.
     pub iat_cv: f64,

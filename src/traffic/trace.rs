@@ -4,7 +4,7 @@
 //!
 //! # Replay
 //!
-//! A trace of `n` requests at recorded times `t_0 ≤ … ≤ t_{n−1}` [ns] is replayed with relative
+//! A trace of `n` requests at recorded times `t_0 ≤ … ≤ t_{n−1}` \[ns\] is replayed with relative
 //! times `r_i = t_i − t_0`, repeated every period
 //!
 //! ```text
@@ -40,7 +40,7 @@ use super::read::{
     csv_error, csv_reader, empty_file_error, field_error, lines_with_offsets, marked_line,
     parse_datetime_ns, parse_f64, parse_tokens, record_mark, record_span, to_ns,
 };
-use super::stats::TrafficStats;
+use super::stats::{StatsError, TrafficStats};
 use super::{DesignWindow, Growth, Request, YEAR_HOURS, YEAR_S, clamp_window};
 use crate::input::{InputError, SourceFile};
 use crate::rng;
@@ -125,7 +125,7 @@ impl TraceFormat {
 /// One recorded request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TraceRecord {
-    /// Recorded arrival time since the format's epoch (Unix epoch for datetimes) [ns].
+    /// Recorded arrival time since the format's epoch (Unix epoch for datetimes) \[ns\].
     pub time_ns: i64,
     pub input_tokens: u32,
     pub output_tokens: u32,
@@ -138,18 +138,18 @@ pub struct Trace {
     format: TraceFormat,
     /// Recorded times of the first request [ns since the format's epoch].
     first_ns: i64,
-    /// Times relative to the first request [ns], sorted.
+    /// Times relative to the first request \[ns\], sorted.
     rel_ns: Vec<i64>,
     input_tokens: Vec<u32>,
     output_tokens: Vec<u32>,
     /// Median step of quantised timestamps, when the requests of a step are spread over it.
     spread_step_ns: Option<i64>,
-    /// Time after the last request before the trace repeats [ns] (τ in the module docs).
+    /// Time after the last request before the trace repeats \[ns\] (τ in the module docs).
     tail_ns: i64,
 }
 
 impl Trace {
-    /// Read and validate a trace file. `name` is how messages and reports name it.
+    /// Read and validate a trace file; messages name the file as the path is written.
     pub fn read(path: &Path, format: TraceFormat) -> Result<Trace, InputError> {
         let src = SourceFile::read(path)?;
         Trace::parse(&src, format)
@@ -196,7 +196,8 @@ impl Trace {
         }
         if let Some(i) = records.windows(2).position(|w| w[1].time_ns < w[0].time_ns) {
             return Err(InputError::new(format!(
-                "request {} arrives before the one before it: the trace is not sorted by time",
+                "request {} arrives before request {}: the trace is not sorted by time",
+                i + 2,
                 i + 1
             )));
         }
@@ -244,17 +245,17 @@ impl Trace {
         self.rel_ns.is_empty()
     }
 
-    /// Last minus first recorded arrival [s].
+    /// Last minus first recorded arrival \[s\].
     pub fn span_s(&self) -> f64 {
         *self.rel_ns.last().unwrap_or(&0) as f64 / 1e9
     }
 
-    /// Recorded time of the first request since the format's epoch [s].
+    /// Recorded time of the first request since the format's epoch \[s\].
     pub fn first_s(&self) -> f64 {
         self.first_ns as f64 / 1e9
     }
 
-    /// One copy's length `P` [s] (module docs).
+    /// One copy's length `P` \[s\] (module docs).
     pub fn period_s(&self) -> f64 {
         self.period_ns() as f64 / 1e9
     }
@@ -263,7 +264,7 @@ impl Trace {
         self.rel_ns.last().copied().unwrap_or(0) + self.tail_ns
     }
 
-    /// The median step of quantised timestamps that are spread, if any [s].
+    /// The median step of quantised timestamps that are spread, if any \[s\].
     pub fn spread_step_s(&self) -> Option<f64> {
         self.spread_step_ns.map(|s| s as f64 / 1e9)
     }
@@ -277,24 +278,10 @@ impl Trace {
         })
     }
 
-    /// Statistics of the trace as recorded.
-    pub fn stats(&self) -> TrafficStats {
-        // A validated trace is sorted with two distinct times, so this cannot fail; the fallback
-        // keeps the function total.
-        TrafficStats::from_requests(self.requests()).unwrap_or(TrafficStats {
-            count: self.len() as u64,
-            span_s: self.span_s(),
-            mean_rps: 0.0,
-            peak_1s: 0,
-            peak_1min: 0,
-            iat_mean_s: 0.0,
-            iat_cv: 0.0,
-            idc_1s: None,
-            idc_10s: None,
-            idc_60s: None,
-            mean_input_tokens: 0.0,
-            mean_output_tokens: 0.0,
-        })
+    /// Statistics of the trace as recorded (a validated trace is sorted with two distinct
+    /// times, so this succeeds).
+    pub fn stats(&self) -> Result<TrafficStats, StatsError> {
+        TrafficStats::from_requests(self.requests())
     }
 
     /// The index one past the group of requests sharing the timestamp of request `i`.
