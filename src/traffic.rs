@@ -118,20 +118,12 @@ pub enum TrafficKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TrafficSpec {
     pub kind: TrafficKind,
-    /// Caveats a report should print next to the results (how a trace was spread, how a weekly
-    /// pattern was normalised, …).
-    notes: Vec<String>,
 }
 
 impl TrafficSpec {
-    /// A spec from its kind, with the notes the kind itself implies.
+    /// A spec from its kind.
     pub fn new(kind: TrafficKind) -> Self {
-        let notes = match &kind {
-            TrafficKind::Synthetic { curve, .. } => curve.notes(),
-            TrafficKind::Trace(t) => t.notes(),
-            TrafficKind::RateSeries(s) => s.notes(),
-        };
-        TrafficSpec { kind, notes }
+        TrafficSpec { kind }
     }
 
     /// The window the capacity planner simulates for `year`, `window_s` long: the busiest
@@ -235,9 +227,14 @@ impl TrafficSpec {
         }
     }
 
-    /// Caveats for a report (may be empty).
-    pub fn notes(&self) -> &[String] {
-        &self.notes
+    /// Caveats a report should print next to the results (how a trace was spread, how a weekly
+    /// pattern was normalised, …); may be empty.
+    pub fn notes(&self) -> Vec<String> {
+        match &self.kind {
+            TrafficKind::Synthetic { curve, .. } => curve.notes(),
+            TrafficKind::Trace(t) => t.notes(),
+            TrafficKind::RateSeries(s) => s.notes(),
+        }
     }
 }
 
