@@ -44,7 +44,9 @@ use std::fmt::Write as _;
 use statrs::function::gamma::ln_gamma;
 
 use super::arrivals::{Burstiness, NhppArrivals, Segment};
-use super::{DAY_S, DesignWindow, Growth, HOUR_S, YEAR_DAYS, YEAR_HOURS, YEAR_S, clamp_window};
+use super::{
+    DAY_S, DesignWindow, Growth, HOUR_S, MAX_WINDOW_S, YEAR_DAYS, YEAR_HOURS, YEAR_S, clamp_window,
+};
 
 /// The smallest shape exponent: `c^0.5 = |cos(π(h − h_p)/24)|`, daily mean `2/π ≈ 0.64` of the
 /// swing. Smaller `k` would make the day flat with a sharp notch at the trough.
@@ -531,10 +533,18 @@ impl RateCurve {
         let mut t = a;
         while t < b {
             let next = self.next_break_in_day(t).min(b);
+            if next <= t {
+                break;
+            }
             total += self.burst_factor(0.5 * (t + next)) * self.shape_integral(t, next);
             t = next;
         }
         total
+    }
+
+    /// Requests of a whole day with weekly multiplier 1 and growth 1.
+    fn day_total(&self) -> f64 {
+        self.day_hourly.iter().sum::<f64>() * HOUR_S
     }
 
     /// The first break point of `B` after `tod_s` within the day (at most `DAY_S`).
@@ -544,8 +554,13 @@ impl RateCurve {
     }
 
     /// Expected requests ∫ λ_y over `[a_s, b_s)` (seconds since the start of the year; the
-    /// year's curve continues past its end with the same growth).
+    /// year's curve continues past its end with the same growth). At most [`MAX_WINDOW_S`] is
+    /// integrated; a non-finite start gives 0.
     pub fn expected_requests(&self, year: u32, a_s: f64, b_s: f64) -> f64 {
+        if !a_s.is_finite() {
+            return 0.0;
+        }
+        let b_s = b_s.min(a_s + MAX_WINDOW_S);
         let g = self.growth.factor(year);
         let mut total = 0.0;
         let mut t = a_s;
@@ -554,7 +569,13 @@ impl RateCurve {
             let day_start = day * DAY_S;
             let end = (day_start + DAY_S).min(b_s);
             let (ta, tb) = ((t - day_start).max(0.0), (end - day_start).min(DAY_S));
-            total += self.weekly.factor(day as i64) * self.day_integral(ta, tb);
+            // Whole days come from the precomputed hourly means; only partial days integrate.
+            let day_requests = if ta == 0.0 && tb == DAY_S {
+                self.day_total()
+            } else {
+                self.day_integral(ta, tb)
+            };
+            total += self.weekly.factor(day as i64) * day_requests;
             if end <= t {
                 break;
             }
@@ -643,9 +664,8 @@ impl RateCurve {
 
     /// Expected requests in `year`.
     pub fn requests_per_year(&self, year: u32) -> f64 {
-        let day_total: f64 = self.day_hourly.iter().sum::<f64>() * HOUR_S;
         let week_days: f64 = (0..YEAR_DAYS as i64).map(|d| self.weekly.factor(d)).sum();
-        self.growth.factor(year) * day_total * week_days
+        self.growth.factor(year) * self.day_total() * week_days
     }
 
     /// Mean rate over `year` [req/s].
@@ -969,6 +989,19 @@ mod tests {
             .sum();
         let expected = c.expected_requests(2, w.start_s, w.start_s + w.duration_s);
         assert!(close(lambda, expected, 1e-9), "{lambda} vs {expected}");
+    }
+
+    #[test]
+    fn nonsense_bounds_end_instead_of_hanging() {
+        let c = example_curve();
+        assert_eq!(c.expected_requests(1, f64::NAN, 10.0), 0.0);
+        let capped = c.expected_requests(1, 0.0, f64::INFINITY);
+        assert!(capped.is_finite() && capped > 0.0);
+        assert_eq!(
+            c.segments(1, f64::NAN, 10.0, Burstiness::POISSON).count(),
+            0
+        );
+        assert_eq!(c.segments(1, 0.0, f64::NAN, Burstiness::POISSON).count(), 0);
     }
 
     #[test]
