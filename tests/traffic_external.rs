@@ -58,7 +58,11 @@ fn mooncake_trace_matches_and_spreading_removes_the_false_bursts() {
     assert!(near(raw.idc_1s.unwrap(), 7.9, 0.05));
     assert!(near(raw.idc_10s.unwrap(), 2.10, 0.005));
     // 2.8950 here: the published 2.90 sits on the rounding boundary.
-    assert!(near(raw.idc_60s.unwrap(), 2.90, 0.0051), "{:?}", raw.idc_60s);
+    assert!(
+        near(raw.idc_60s.unwrap(), 2.90, 0.0051),
+        "{:?}",
+        raw.idc_60s
+    );
     assert!(near(raw.mean_input_tokens, 12_035.1, 0.05));
     assert!(near(raw.mean_output_tokens, 342.6, 0.05));
     // Replayed with each 3 s step spread over the step: close to Poisson below 3 s, while the
