@@ -274,9 +274,11 @@ pub(crate) fn clamp_window(window_s: f64) -> f64 {
     }
 }
 
-/// Format a rate for descriptions: 3 significant figures, at least, and no exponent.
+/// Format a rate for descriptions: at least 3 significant figures, no exponent, 0 as `0`.
 pub(crate) fn fmt_rate(x: f64) -> String {
-    if x >= 100.0 {
+    if x == 0.0 {
+        "0".into()
+    } else if x >= 100.0 {
         format!("{x:.0}")
     } else if x >= 10.0 {
         format!("{x:.1}")
