@@ -265,6 +265,20 @@ impl Iterator for Arrivals<'_> {
     }
 }
 
+/// The mean rate of each of the 8,760 hours of a year [req/s] from the cumulative count
+/// `count(t)` of requests before `t` seconds since the start of the year.
+pub(crate) fn hourly_from_cumulative(count: impl Fn(f64) -> f64) -> Vec<f64> {
+    let mut before = count(0.0);
+    (1..=YEAR_HOURS)
+        .map(|h| {
+            let n = count(h as f64 * HOUR_S);
+            let rate = (n - before) / HOUR_S;
+            before = n;
+            rate
+        })
+        .collect()
+}
+
 /// Clamp a requested window length to what an iterator can cover: non-finite or ≤ 0 → 0.
 pub(crate) fn clamp_window(window_s: f64) -> f64 {
     if window_s.is_finite() && window_s > 0.0 {

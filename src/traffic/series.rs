@@ -30,7 +30,7 @@ use super::read::{
     csv_error, csv_reader, empty_file_error, field_error, marked_line, parse_f64, record_mark,
     record_span,
 };
-use super::{DesignWindow, Growth, HOUR_S, YEAR_HOURS, YEAR_S, clamp_window};
+use super::{DesignWindow, Growth, YEAR_S, clamp_window};
 use crate::input::{InputError, SourceFile};
 
 /// The file formats of a rate series.
@@ -486,15 +486,7 @@ impl SeriesTraffic {
     /// Mean rate of each hour of `year` [req/s] (exact integrals of the repeated series).
     pub fn hourly_rates(&self, year: u32) -> Vec<f64> {
         let g = self.growth.factor(year);
-        let mut prev = 0.0;
-        (1..=YEAR_HOURS)
-            .map(|h| {
-                let n = self.series.integrated(h as f64 * HOUR_S);
-                let rate = g * (n - prev) / HOUR_S;
-                prev = n;
-                rate
-            })
-            .collect()
+        super::hourly_from_cumulative(|t_s| g * self.series.integrated(t_s))
     }
 
     /// The highest window rate of `year` [req/s].
@@ -611,6 +603,7 @@ impl Iterator for SeriesSegments<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::traffic::HOUR_S;
 
     fn series() -> RateSeries {
         // 4 windows of 600 s: 10, 0, 30, 20 req/s.

@@ -41,7 +41,7 @@ use super::read::{
     parse_datetime_ns, parse_f64, parse_tokens, record_mark, record_span, to_ns,
 };
 use super::stats::{StatsError, TrafficStats};
-use super::{DesignWindow, Growth, Request, YEAR_HOURS, YEAR_S, clamp_window};
+use super::{DesignWindow, Growth, Request, YEAR_S, clamp_window};
 use crate::input::{InputError, SourceFile};
 use crate::rng;
 
@@ -563,15 +563,7 @@ impl TraceTraffic {
 
     /// Mean rate of each hour of `year`, the trace repeated over the year [req/s].
     pub fn hourly_rates(&self, year: u32) -> Vec<f64> {
-        let mut prev = 0.0;
-        (1..=YEAR_HOURS)
-            .map(|h| {
-                let n = self.count_before(year, h as f64 * super::HOUR_S, true);
-                let rate = (n - prev) / super::HOUR_S;
-                prev = n;
-                rate
-            })
-            .collect()
+        super::hourly_from_cumulative(|t_s| self.count_before(year, t_s, true))
     }
 
     /// Requests in `year`, the trace repeated over the year.
@@ -745,6 +737,7 @@ impl Iterator for TraceReplay<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::traffic::YEAR_HOURS;
 
     fn trace(times_ms: &[i64], spread: bool) -> Trace {
         let records = times_ms
