@@ -2,9 +2,10 @@
 //! traffic within the latency contract.
 //!
 //! The analytic estimate is the utilization bound of `DESIGN.md`:
-//! `units = ceil(peak rate / (throughput per unit × max utilization))`, with the throughput of one
-//! unit from the roofline at full batch (`perf`). It is a lower bound on what the simulated plan
-//! needs, and is always shown beside it.
+//! `units = ceil(design rate / (throughput per unit × max utilization))`, with the throughput of
+//! one unit from the roofline at full batch (`perf`) and the design rate the mean rate of the
+//! design window (the busiest stretch of the year, `simulation.window_s` long). It is a lower
+//! bound on what the simulated plan needs, and is always shown beside it.
 
 use serde::Serialize;
 
@@ -66,7 +67,7 @@ pub struct CapacityYear {
     pub fleet: FleetYear,
 }
 
-/// Units the utilization bound requires for `rate` [req/s].
+/// Units the utilization bound requires for `rate` \[req/s\].
 pub fn units_for(rate: f64, throughput_per_unit: f64, max_utilization: f64) -> u32 {
     if rate <= 0.0 {
         return 0;
@@ -91,10 +92,14 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Ve
         .map(|year| {
             let peak = scenario.traffic.peak_rps(year);
             let mean = scenario.traffic.mean_rps(year);
-            let analytic = units_for(peak, throughput, max_u).max(1);
+            let design = scenario
+                .traffic
+                .design_window(year, scenario.simulation.window_s)
+                .mean_rps;
+            let analytic = units_for(design, throughput, max_u).max(1);
             let (units, stop, hourly) = match tier.fixed_units {
                 Some(n) => {
-                    let stop = if (n as f64) * throughput < peak {
+                    let stop = if (n as f64) * throughput < design {
                         StopReason::UnderProvisioned
                     } else {
                         StopReason::Fixed
@@ -119,6 +124,11 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Ve
             };
             let capacity = units as f64 * throughput;
             let served = mean.min(capacity);
+            let requests = if served < mean {
+                served * crate::cost::HOURS_PER_YEAR * 3600.0
+            } else {
+                scenario.traffic.requests_per_year(year)
+            };
             CapacityYear {
                 year,
                 peak_rps: peak,
@@ -136,7 +146,7 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Ve
                         0.0
                     },
                     hourly_units: hourly,
-                    requests: served * crate::cost::HOURS_PER_YEAR * 3600.0,
+                    requests,
                 },
             }
         })

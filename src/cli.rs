@@ -19,7 +19,7 @@ pub struct Cli {
     pub global: GlobalArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
-    /// `tco-sim <scenario.toml>` is `tco-sim run <scenario.toml>`.
+    /// `tco-sim <scenario.toml>` is `tco-sim run <scenario.toml>` (the default command).
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -84,7 +84,7 @@ pub enum Command {
 pub struct RunArgs {
     /// The scenario file.
     pub scenario: Option<PathBuf>,
-    /// Output folder (default: reports/<scenario file stem>/).
+    /// Output folder (default: reports/STEM/, STEM being the scenario file name without .toml).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Which files to write, comma-separated: pdf, svg, png, csv, json (default: all).

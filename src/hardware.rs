@@ -163,7 +163,7 @@ impl fmt::Display for DeploymentOption {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Batching {
     pub max_batch: u32,
-    /// How long a device waits for a batch to fill [s].
+    /// How long a device waits for a batch to fill \[s\].
     pub window_s: f64,
     /// Compiled batch shapes, ascending; empty means any size up to `max_batch`.
     pub compiled_batch_sizes: Vec<u32>,
@@ -193,7 +193,7 @@ pub struct Profile {
     pub clock_ghz: Option<Cited>,
     pub memory_bytes_per_chip: Cited,
     pub memory_bandwidth_per_chip: Cited,
-    /// Dense peak per chip [FLOP/s or OP/s].
+    /// Dense peak per chip \[FLOP/s or OP/s\].
     pub peak_per_chip: BTreeMap<Precision, Cited>,
     pub idle_power_w: Cited,
     pub peak_power_w: Cited,
@@ -221,14 +221,14 @@ impl Profile {
         }
     }
 
-    /// Dense peak of the whole unit at a precision [FLOP/s], if the chip supports it.
+    /// Dense peak of the whole unit at a precision \[FLOP/s\], if the chip supports it.
     pub fn unit_peak(&self, p: Precision) -> Option<f64> {
         self.peak_per_chip
             .get(&p)
             .map(|c| c.value * self.chips.value)
     }
 
-    /// Memory of the whole unit [B].
+    /// Memory of the whole unit \[B\].
     pub fn unit_memory_bytes(&self) -> f64 {
         self.memory_bytes_per_chip.value * self.chips.value
     }

@@ -1,8 +1,8 @@
 //! Service time: what a request (or a batch of them) takes on one execution slot of a unit.
 //!
 //! The roofline of `DESIGN.md`, for a batch of `b` items on a device with peak compute `P`
-//! [FLOP/s] at the workload's precision, memory bandwidth `BW` [B/s], efficiencies `e_c`, `e_m`
-//! and a fixed per-batch overhead `t0` [s]:
+//! \[FLOP/s\] at the workload's precision, memory bandwidth `BW` \[B/s\], efficiencies `e_c`, `e_m`
+//! and a fixed per-batch overhead `t0` \[s\]:
 //!
 //! ```text
 //! t(b) = t0 + max( b·F / (P·e_c),  (W + b·A) / (BW·e_m) )
@@ -29,13 +29,13 @@ pub const USABLE_MEMORY_FRACTION: f64 = 0.9;
 /// The roofline parameters of one execution slot.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Roofline {
-    /// Peak compute at the workload's precision [FLOP/s].
+    /// Peak compute at the workload's precision \[FLOP/s\].
     pub peak_flops: f64,
-    /// Memory bandwidth available to the slot when it runs alone [B/s].
+    /// Memory bandwidth available to the slot when it runs alone \[B/s\].
     pub bandwidth: f64,
     pub e_compute: f64,
     pub e_memory: f64,
-    /// Fixed per-batch overhead [s].
+    /// Fixed per-batch overhead \[s\].
     pub t0_s: f64,
 }
 
@@ -86,7 +86,7 @@ impl ClassicPlan {
         }
     }
 
-    /// Mean service time of a lone request (no contention, batch of one) [s].
+    /// Mean service time of a lone request (no contention, batch of one) \[s\].
     pub fn lone_request_s(&self) -> f64 {
         match self.kind {
             UnitKind::Cpu => self.time_at_busy_s[0],
@@ -102,17 +102,17 @@ pub struct GenerativePlan {
     /// Devices (accelerators) or chips (CPUs) per model replica.
     pub devices_per_replica: u32,
     pub replicas_per_unit: u32,
-    /// KV-cache capacity of one replica [tokens].
+    /// KV-cache capacity of one replica \[tokens\].
     pub kv_capacity_tokens: u64,
     pub max_batch: u32,
     pub fixed_s: f64,
-    /// Prefill compute per prompt token [s].
+    /// Prefill compute per prompt token \[s\].
     pub prefill_s_per_token: f64,
-    /// Decode compute per running sequence per step [s].
+    /// Decode compute per running sequence per step \[s\].
     pub decode_compute_s_per_seq: f64,
-    /// Reading all weights once [s].
+    /// Reading all weights once \[s\].
     pub weight_read_s: f64,
-    /// Reading one token of KV cache [s].
+    /// Reading one token of KV cache \[s\].
     pub kv_read_s_per_token: f64,
 }
 
@@ -151,7 +151,7 @@ pub enum ServicePlan {
 }
 
 impl ServicePlan {
-    /// The analytic throughput of one unit at full load [req/s].
+    /// The analytic throughput of one unit at full load \[req/s\].
     pub fn unit_throughput_rps(&self, workload: &Workload) -> f64 {
         match (self, workload) {
             (ServicePlan::Classic(p), _) => p.unit_throughput_rps(),

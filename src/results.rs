@@ -22,7 +22,7 @@ pub struct RunResults {
     pub tool_version: String,
     pub scenario: ScenarioSummary,
     pub tiers: Vec<TierResult>,
-    /// Request rate in each hour of the last year's peak day [req/s].
+    /// Request rate in each hour of the last year's peak day \[req/s\].
     pub design_day_rps: Vec<f64>,
     pub break_even: Vec<BreakEven>,
     pub recommendation: Option<Recommendation>,
@@ -62,7 +62,7 @@ pub struct TierResult {
     /// Tail latency against offered load at the last year's planned fleet (the "hockey
     /// stick"), when simulated; empty for analytic runs.
     pub latency_curve: Vec<LoadPoint>,
-    /// Latency distribution at the last year's planned fleet as (latency [s], quantile) points,
+    /// Latency distribution at the last year's planned fleet as (latency \[s\], quantile) points,
     /// when simulated.
     pub latency_cdf: Vec<(f64, f64)>,
     /// Units an autoscaled cloud fleet runs in each hour of the last year's peak day.
@@ -128,7 +128,7 @@ pub struct Choice {
 pub struct Recommendation {
     pub best: Choice,
     pub runner_up: Option<Choice>,
-    /// NPV difference to the runner-up [USD] and as a fraction of the runner-up.
+    /// NPV difference to the runner-up \[USD\] and as a fraction of the runner-up.
     pub margin_usd: Option<f64>,
     pub margin_fraction: Option<f64>,
     pub sentence: String,
@@ -216,6 +216,7 @@ pub fn assemble(
     let break_even = break_even_table(scenario, &out_tiers);
     let recommendation = recommend(scenario, &out_tiers);
     let references = compare_references(scenario, &out_tiers, &break_even);
+    notes.extend(scenario.traffic.notes().iter().cloned());
     let estimates: Vec<String> = scenario
         .input_records()
         .iter()

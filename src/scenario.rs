@@ -2,7 +2,7 @@
 //! latency contract, the hardware tiers and deployment options to compare, and the cost
 //! assumptions (each with a cited default).
 //!
-//! `scenario.toml` is read into the raw mirror of [`file`], then validated once into
+//! `scenario.toml` is read into the raw mirror of [`self::file`], then validated once into
 //! [`Scenario`]; everything downstream sees only validated values.
 
 pub mod file;
@@ -25,7 +25,7 @@ use file::{CostsFile, ScenarioFile, SimulationFile, TierFile, WorkloadFile};
 pub struct Slo {
     /// Percentile in (0, 100).
     pub percentile: f64,
-    /// Bound on that percentile [s].
+    /// Bound on that percentile \[s\].
     pub latency_s: f64,
     /// Highest planned fleet utilization (headroom).
     pub max_utilization: Cited,

@@ -15,7 +15,7 @@ use crate::hardware::Precision;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClassicModel {
     pub name: String,
-    /// Floating-point (or integer) operations per item [FLOP], counting a multiply-add as 2.
+    /// Floating-point (or integer) operations per item \[FLOP\], counting a multiply-add as 2.
     pub flops_per_item: Cited,
     /// Parameters (weights).
     pub parameters: Cited,
@@ -113,7 +113,7 @@ impl Workload {
         }
     }
 
-    /// Weight bytes at a precision [B].
+    /// Weight bytes at a precision \[B\].
     pub fn weight_bytes(&self, p: Precision) -> f64 {
         match self {
             Workload::Classic { model, .. } => model.parameters.value * p.bytes(),

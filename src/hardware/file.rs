@@ -49,7 +49,7 @@ pub struct ChipFile {
     pub memory_gb: CitedEntry,
     /// Sustainable-peak memory bandwidth per chip [GB/s = 1e9 B/s].
     pub memory_bandwidth_gbps: CitedEntry,
-    /// Dense (not 2:4-sparse) peak per chip [TFLOP/s or TOPS], by precision.
+    /// Dense (not 2:4-sparse) peak per chip \[TFLOP/s or TOPS\], by precision.
     pub peak_tflops: PeakFile,
 }
 
@@ -70,9 +70,9 @@ pub struct PeakFile {
 #[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PowerFile {
-    /// Whole unit at idle [W].
+    /// Whole unit at idle \[W\].
     pub idle_w: CitedEntry,
-    /// Whole unit at full load [W].
+    /// Whole unit at full load \[W\].
     pub peak_w: CitedEntry,
 }
 
@@ -83,7 +83,7 @@ pub struct EfficiencyFile {
     pub compute: CitedEntry,
     /// Fraction of peak memory bandwidth a real runtime reaches (e_m).
     pub memory: CitedEntry,
-    /// Fixed time per batch: launch, framework and dispatch overhead (t0) [ms].
+    /// Fixed time per batch: launch, framework and dispatch overhead (t0) \[ms\].
     pub batch_overhead_ms: CitedEntry,
 }
 
@@ -104,7 +104,7 @@ pub struct BatchingFile {
 pub struct PriceFile {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub region: Option<String>,
-    /// On-prem purchase price of one unit [USD].
+    /// On-prem purchase price of one unit \[USD\].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub purchase_usd: Option<CitedEntry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -47,10 +47,10 @@ pub struct ReferenceFile {
     /// The tier's name in this scenario.
     pub tier: Spanned<String>,
     pub option: Spanned<DeploymentOption>,
-    /// The published total over the horizon [USD].
+    /// The published total over the horizon \[USD\].
     #[serde(default)]
     pub total_usd: Option<Spanned<f64>>,
-    /// The published break-even of on-prem against this (cloud) option [hours per day].
+    /// The published break-even of on-prem against this (cloud) option \[hours per day\].
     #[serde(default)]
     pub break_even_hours_per_day: Option<Spanned<f64>>,
 }
@@ -93,7 +93,7 @@ pub struct WorkloadFile {
     /// Coefficient of variation of token counts: 0 = fixed, > 0 = lognormal.
     #[serde(default)]
     pub token_cv: Option<Spanned<f64>>,
-    /// Largest prompt or output length drawn [tokens].
+    /// Largest prompt or output length drawn \[tokens\].
     #[serde(default)]
     pub max_tokens: Option<Spanned<i64>>,
     /// Use each replayed request's own token counts when the trace has them (default true).
@@ -106,7 +106,7 @@ pub struct WorkloadFile {
 pub struct SloFile {
     /// Latency percentile the contract is written on, in (0, 100): 99 for p99.
     pub percentile: Spanned<f64>,
-    /// Bound on that percentile of end-to-end latency [ms].
+    /// Bound on that percentile of end-to-end latency \[ms\].
     pub latency_ms: Spanned<f64>,
     /// Highest planned utilization of a fleet (headroom), in (0, 1].
     #[serde(default)]
@@ -130,7 +130,7 @@ pub struct TierFile {
     /// Override the workload's precision on this tier.
     #[serde(default)]
     pub precision: Option<Spanned<Precision>>,
-    /// All-in power and cooling per unit-hour [USD/h], paid around the clock, instead of the
+    /// All-in power and cooling per unit-hour \[USD/h\], paid around the clock, instead of the
     /// power × PUE × price model (seed 004 uses $0.87/h).
     #[serde(default)]
     pub energy_usd_per_unit_hour: Option<Spanned<f64>>,
@@ -181,10 +181,10 @@ pub struct CostsFile {
 pub struct SimulationFile {
     #[serde(default)]
     pub replications: Option<Spanned<i64>>,
-    /// Simulated design window per fleet evaluation [s].
+    /// Simulated design window per fleet evaluation \[s\].
     #[serde(default)]
     pub window_s: Option<Spanned<f64>>,
-    /// Warm-up discarded at the start of each run [s].
+    /// Warm-up discarded at the start of each run \[s\].
     #[serde(default)]
     pub warmup_s: Option<Spanned<f64>>,
     /// Upper bound on units tried per tier and year.
