@@ -163,9 +163,6 @@ impl Core {
         s.in_system += 1;
         self.in_system += 1;
         self.waiting += 1;
-        if self.now >= self.warmup_ns {
-            self.rec.max_waiting = self.rec.max_waiting.max(self.waiting);
-        }
         if let Some(timeout) = self.timeout_ns
             && !s.timeout_armed
             && let Some(head) = s.queue.front()
@@ -439,6 +436,11 @@ fn arrive<M: Model>(
         core.dropped(&req, Outcome::RejectedQueueFull);
     } else if measured {
         core.rec.accepted += 1;
+    }
+    // The queue only grows at arrivals, so its maximum is seen here, after a full queue has
+    // turned the newcomer away.
+    if core.now >= core.warmup_ns {
+        core.rec.max_waiting = core.rec.max_waiting.max(core.waiting);
     }
 }
 
