@@ -67,7 +67,7 @@ pub use stats::{
 /// meets a latency contract, and small enough that an overloaded fleet cannot exhaust memory.
 pub const QUEUE_GUARD: usize = 1 << 20;
 
-/// Longest duration any time parameter may take [s]. Keeps every time in integer nanoseconds far
+/// Longest duration any time parameter may take \[s\]. Keeps every time in integer nanoseconds far
 /// from `u64` overflow (10^6 s is 11.6 days; 2^64 ns is 584 years).
 pub const MAX_DURATION_S: f64 = 1.0e6;
 
@@ -85,14 +85,14 @@ pub struct FleetSpec {
     /// makes a loss system (a request that cannot start at once is rejected).
     pub queue_cap: Option<u32>,
     /// A request still waiting (not yet in service) this long after it arrived is dropped and
-    /// counted [s]. `None`: requests wait forever.
+    /// counted \[s\]. `None`: requests wait forever.
     pub timeout_s: Option<f64>,
 }
 
 /// How a run is played: warm-up, replications and the seed of every random stream.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunSpec {
-    /// Requests arriving before this time are simulated but not counted [s].
+    /// Requests arriving before this time are simulated but not counted \[s\].
     pub warmup_s: f64,
     /// Independent replications (each with its own random streams). At least 1; at least 2 give
     /// confidence intervals.
@@ -121,7 +121,7 @@ pub enum ServerModel {
         chips: u32,
         /// Cores per chip; one request per core.
         cores_per_chip: u32,
-        /// Service time of one request when k cores of its chip are busy, for k = 1..=cores [s].
+        /// Service time of one request when k cores of its chip are busy, for k = 1..=cores \[s\].
         /// Exactly `cores_per_chip` entries.
         time_at_busy_s: Vec<f64>,
     },
@@ -132,9 +132,9 @@ pub enum ServerModel {
         devices: u32,
         /// Largest batch.
         max_batch: u32,
-        /// Longest the oldest waiting request is held for a fuller batch [s]. 0: never wait.
+        /// Longest the oldest waiting request is held for a fuller batch \[s\]. 0: never wait.
         window_s: f64,
-        /// Time to run a batch of b requests, for b = 1..=max_batch [s]; already padded to the
+        /// Time to run a batch of b requests, for b = 1..=max_batch \[s\]; already padded to the
         /// compiled shapes by `perf`. Exactly `max_batch` entries.
         batch_time_s: Vec<f64>,
     },
@@ -155,7 +155,7 @@ pub enum ServerModel {
         replicas: u32,
         /// Most sequences running at once on a replica.
         max_batch: u32,
-        /// KV-cache capacity of a replica [tokens].
+        /// KV-cache capacity of a replica \[tokens\].
         kv_capacity_tokens: u64,
         /// Time of one iteration.
         cost: IterationCost,
@@ -165,26 +165,26 @@ pub enum ServerModel {
 /// Service-time distribution of one request on one slot.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum ServiceDist {
-    /// Exponential with mean `mean_s` [s] (the M in M/M/c).
+    /// Exponential with mean `mean_s` \[s\] (the M in M/M/c).
     Exponential {
-        /// Mean [s].
+        /// Mean \[s\].
         mean_s: f64,
     },
-    /// Always `s` [s] (the D in M/D/1).
+    /// Always `s` \[s\] (the D in M/D/1).
     Deterministic {
-        /// Service time [s].
+        /// Service time \[s\].
         s: f64,
     },
-    /// Log-normal with mean `mean_s` [s] and coefficient of variation `cv` (std / mean).
+    /// Log-normal with mean `mean_s` \[s\] and coefficient of variation `cv` (std / mean).
     LogNormal {
-        /// Mean [s].
+        /// Mean \[s\].
         mean_s: f64,
         /// Standard deviation over mean; 0 is deterministic.
         cv: f64,
     },
-    /// Measured service times, each drawn with equal probability [s].
+    /// Measured service times, each drawn with equal probability \[s\].
     Empirical {
-        /// The samples [s].
+        /// The samples \[s\].
         samples_s: Vec<f64>,
     },
 }
@@ -202,15 +202,15 @@ pub enum ServiceDist {
 /// CACM 52(4), 2009; iteration-level scheduling after Yu et al., "Orca", OSDI 2022.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IterationCost {
-    /// Per-iteration overhead (launch, scheduling) [s].
+    /// Per-iteration overhead (launch, scheduling) \[s\].
     pub fixed_s: f64,
-    /// Compute time per prompt token prefilled [s/token].
+    /// Compute time per prompt token prefilled \[s/token\].
     pub prefill_s_per_token: f64,
-    /// Compute time of one decode step per sequence [s].
+    /// Compute time of one decode step per sequence \[s\].
     pub decode_compute_s_per_seq: f64,
-    /// Time to read all weights once [s].
+    /// Time to read all weights once \[s\].
     pub weight_read_s: f64,
-    /// Time to read the KV cache of one context token [s/token].
+    /// Time to read the KV cache of one context token \[s/token\].
     pub kv_read_s_per_token: f64,
 }
 
@@ -266,9 +266,9 @@ pub enum SimError {
         "timeout_s: {timeout_s} s must be longer than server.window_s ({window_s} s), or requests held for a batch time out"
     )]
     WindowNotBelowTimeout {
-        /// The batching window [s].
+        /// The batching window \[s\].
         window_s: f64,
-        /// The request timeout [s].
+        /// The request timeout \[s\].
         timeout_s: f64,
     },
     /// The fleet has more servers than event ids can name.
@@ -284,9 +284,9 @@ pub enum SimError {
         "arrivals: request at {arrival_ns} ns came after one at {previous_ns} ns; arrivals must be sorted by time"
     )]
     ArrivalsOutOfOrder {
-        /// The out-of-order arrival [ns].
+        /// The out-of-order arrival \[ns\].
         arrival_ns: u64,
-        /// The arrival before it [ns].
+        /// The arrival before it \[ns\].
         previous_ns: u64,
     },
 }
@@ -313,11 +313,11 @@ pub struct Completion {
     pub outcome: Outcome,
     /// Unit that served it (`None` unless served).
     pub unit: Option<u32>,
-    /// When service (or admission to a batch) began [ns]; equals `end_ns` unless served.
+    /// When service (or admission to a batch) began \[ns\]; equals `end_ns` unless served.
     pub start_ns: u64,
-    /// When it left the system [ns].
+    /// When it left the system \[ns\].
     pub end_ns: u64,
-    /// When its first token was emitted (continuous batching only) [ns].
+    /// When its first token was emitted (continuous batching only) \[ns\].
     pub first_token_ns: Option<u64>,
 }
 

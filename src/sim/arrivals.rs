@@ -25,7 +25,7 @@ pub struct PoissonArrivals {
 }
 
 impl PoissonArrivals {
-    /// `count` arrivals at `rate_per_s` [1/s], from stream [`rng::streams::ARRIVALS`] of
+    /// `count` arrivals at `rate_per_s` \[1/s\], from stream [`rng::streams::ARRIVALS`] of
     /// (`seed`, `replication`). A rate that is not finite and > 0 yields no arrivals.
     pub fn new(seed: u64, replication: u64, rate_per_s: f64, count: u64) -> Self {
         let ok = rate_per_s.is_finite() && rate_per_s > 0.0;
@@ -82,7 +82,7 @@ pub struct DeterministicArrivals {
 }
 
 impl DeterministicArrivals {
-    /// `count` arrivals, evenly spaced by `interval_ns` [ns].
+    /// `count` arrivals, evenly spaced by `interval_ns` \[ns\].
     pub fn new(interval_ns: u64, count: u64) -> Self {
         DeterministicArrivals {
             interval_ns,

@@ -93,7 +93,7 @@ impl Continuous {
         }
     }
 
-    /// Iteration time [s]: `fixed + max(P·prefill + D·decode, weights + K·kv)`, see
+    /// Iteration time \[s\]: `fixed + max(P·prefill + D·decode, weights + K·kv)`, see
     /// [`IterationCost`].
     fn iteration_s(&self, prefill_tokens: u64, decode_seqs: u64, context_tokens: u64) -> f64 {
         let c = &self.cost;

@@ -47,7 +47,7 @@ struct UnitBusy {
 
 /// The engine state a model works through: clock, events, queues, statistics.
 pub(crate) struct Core {
-    /// Current simulated time [ns].
+    /// Current simulated time \[ns\].
     pub now: u64,
     pub events: EventQueue,
     /// Stream [`rng::streams::SERVICE`] of this replication.
@@ -56,12 +56,12 @@ pub(crate) struct Core {
     shared: bool,
     timeout_ns: Option<u64>,
     warmup_ns: u64,
-    /// Last time the time integrals were brought up to date [ns].
+    /// Last time the time integrals were brought up to date \[ns\].
     last_ns: u64,
     waiting: u64,
     in_system: u64,
     units: Vec<UnitBusy>,
-    /// Time of the last arrival, departure or drop [ns]: the end of the measured window.
+    /// Time of the last arrival, departure or drop \[ns\]: the end of the measured window.
     last_change_ns: u64,
     last_measured_arrival_ns: Option<u64>,
     pub rec: RepResult,
@@ -517,7 +517,7 @@ fn replicate<I: Iterator<Item = Request>>(
     Ok((core.rec, trace))
 }
 
-/// Maximum throughput of one unit [1/s], for the offered-load check; `None` where the model has
+/// Maximum throughput of one unit \[1/s\], for the offered-load check; `None` where the model has
 /// no simple bound (continuous batching depends on the token mix).
 fn unit_capacity_per_s(server: &ServerModel) -> Option<f64> {
     let cap = match server {

@@ -10,7 +10,7 @@ use std::collections::BinaryHeap;
 /// One scheduled event. `payload` is opaque here; the engine packs (kind, id, generation) into it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Event {
-    /// When the event fires [ns since the start of the run].
+    /// When the event fires \[ns since the start of the run\].
     pub time_ns: u64,
     /// Insertion sequence number: ties in `time_ns` fire in the order they were scheduled.
     pub seq: u64,

@@ -20,13 +20,13 @@ pub(crate) fn to_ns(s: f64) -> u64 {
 /// A ready-to-draw service-time distribution, in nanoseconds.
 #[derive(Debug, Clone)]
 pub(crate) enum ServiceSampler {
-    /// Exp(1) scaled by the mean [ns]; rand_distr's ziggurat sampler.
+    /// Exp(1) scaled by the mean \[ns\]; rand_distr's ziggurat sampler.
     Exponential { mean_ns: f64 },
-    /// A constant [ns].
+    /// A constant \[ns\].
     Deterministic { ns: u64 },
-    /// exp(N(μ, σ²)) [ns], with μ, σ chosen to give the requested mean and cv.
+    /// exp(N(μ, σ²)) \[ns\], with μ, σ chosen to give the requested mean and cv.
     LogNormal { dist: LogNormal<f64> },
-    /// One of the samples [ns], uniformly.
+    /// One of the samples \[ns\], uniformly.
     Empirical { ns: Vec<u64> },
 }
 
@@ -34,7 +34,7 @@ impl ServiceSampler {
     /// Prepare a sampler. `d` has been validated.
     ///
     /// Log-normal parameters from the mean m and coefficient of variation v:
-    /// σ² = ln(1 + v²), μ = ln(m) − σ²/2, so that E[S] = exp(μ + σ²/2) = m and
+    /// σ² = ln(1 + v²), μ = ln(m) − σ²/2, so that E\[S\] = exp(μ + σ²/2) = m and
     /// sd/mean = sqrt(exp(σ²) − 1) = v (Johnson, Kotz & Balakrishnan, *Continuous Univariate
     /// Distributions* vol. 1, 2nd ed., 1994, ch. 14).
     pub fn new(d: &ServiceDist) -> Self {
@@ -59,7 +59,7 @@ impl ServiceSampler {
         }
     }
 
-    /// Draw one service time [ns].
+    /// Draw one service time \[ns\].
     #[inline]
     pub fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> u64 {
         match self {
@@ -74,7 +74,7 @@ impl ServiceSampler {
     }
 }
 
-/// Mean of a service distribution [s], for the offered-load check.
+/// Mean of a service distribution \[s\], for the offered-load check.
 pub(crate) fn mean_s(d: &ServiceDist) -> f64 {
     match d {
         ServiceDist::Exponential { mean_s } => *mean_s,

@@ -3,7 +3,7 @@
 //!
 //! # Model
 //!
-//! Let k be the number of busy cores on a chip and t(k) [s] the time one request of work 1 takes
+//! Let k be the number of busy cores on a chip and t(k) \[s\] the time one request of work 1 takes
 //! when k cores stay busy throughout (`time_at_busy_s[k-1]`). A request of work w then progresses
 //! at rate 1/t(k) work per second while k changes under it: a processor-sharing discipline whose
 //! rate depends on the occupancy (Kleinrock, *Queueing Systems* vol. 2, 1976, §4.4).
@@ -44,9 +44,9 @@ type Running = Reverse<(u64, u64, u64, Request)>;
 struct Chip {
     unit: u32,
     busy: u32,
-    /// Virtual clock [work].
+    /// Virtual clock \[work\].
     v: f64,
-    /// When `v` was last brought up to date [ns].
+    /// When `v` was last brought up to date \[ns\].
     synced_ns: u64,
     generation: u32,
     running: BinaryHeap<Running>,

@@ -18,7 +18,7 @@ pub(crate) struct Slots {
     slots_per_unit: u32,
     /// Per station, its idle slots, longest idle first (so work spreads over units).
     idle: Vec<VecDeque<u32>>,
-    /// Per slot, the request in service and when it started [ns].
+    /// Per slot, the request in service and when it started \[ns\].
     serving: Vec<(Request, u64)>,
 }
 

@@ -11,7 +11,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::service::NS_PER_S;
 
-/// Largest latency a histogram tracks [ns] (10^14 ns ≈ 27.8 h); longer ones are clamped to it
+/// Largest latency a histogram tracks \[ns\] (10^14 ns ≈ 27.8 h); longer ones are clamped to it
 /// and reported in a warning.
 pub(crate) const HIST_HIGH_NS: u64 = 100_000_000_000_000;
 /// Significant decimal digits kept by the histograms: relative resolution 2^-10 ≈ 0.1 %.
@@ -23,10 +23,10 @@ const QUANTILES: [f64; 5] = [0.50, 0.90, 0.95, 0.99, 0.999];
 /// A point estimate with the half-width of its 95 % confidence interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Estimate {
-    /// The estimate over all replications merged [s].
+    /// The estimate over all replications merged \[s\].
     pub value_s: f64,
     /// Half-width of the 95 % confidence interval from the spread between replications
-    /// (Student t with R − 1 degrees of freedom) [s]; `None` with a single replication.
+    /// (Student t with R − 1 degrees of freedom) \[s\]; `None` with a single replication.
     pub ci95_half_width_s: Option<f64>,
 }
 
@@ -47,9 +47,9 @@ pub struct LatencyStats {
     pub p99: Estimate,
     /// 99.9th percentile.
     pub p999: Estimate,
-    /// Smallest value (exact) [s].
+    /// Smallest value (exact) \[s\].
     pub min_s: f64,
-    /// Largest value (exact) [s].
+    /// Largest value (exact) \[s\].
     pub max_s: f64,
 }
 
@@ -103,9 +103,9 @@ pub struct QueueStats {
 pub struct LittleCheck {
     /// Time-average number in system.
     pub l: f64,
-    /// Accepted arrival rate [1/s].
+    /// Accepted arrival rate \[1/s\].
     pub lambda_per_s: f64,
-    /// Mean time in system [s].
+    /// Mean time in system \[s\].
     pub w_s: f64,
     /// |L − λW| / (λW); 0 when both are 0.
     pub relative_error: f64,
@@ -114,7 +114,7 @@ pub struct LittleCheck {
 /// One point of the merged latency CDF, for charts.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct CdfPoint {
-    /// End-to-end latency [s].
+    /// End-to-end latency \[s\].
     pub latency_s: f64,
     /// Fraction of measured requests at or below it.
     pub quantile: f64,
@@ -125,11 +125,11 @@ pub struct CdfPoint {
 pub struct SimReport {
     /// Replications merged.
     pub replications: u32,
-    /// Measured window summed over replications [s].
+    /// Measured window summed over replications \[s\].
     pub measured_time_s: f64,
     /// What happened to the requests.
     pub counts: Counts,
-    /// Measured requests completed per second of measured window [1/s].
+    /// Measured requests completed per second of measured window \[1/s\].
     pub throughput_per_s: f64,
     /// End-to-end latency: arrival to completion.
     pub latency: LatencyStats,
@@ -209,7 +209,7 @@ impl Durations {
         }
     }
 
-    /// Quantiles [s], each the middle of its histogram bucket, clamped to the exact min and max
+    /// Quantiles \[s\], each the middle of its histogram bucket, clamped to the exact min and max
     /// (so a run in which every request took the same time reports that time exactly).
     fn quantiles_s(&self, qs: &[f64]) -> Vec<f64> {
         if self.count() == 0 {
@@ -244,20 +244,20 @@ pub(crate) struct RepResult {
     pub ttft: Option<Durations>,
     pub tpot: Option<Durations>,
     pub counts: Counts,
-    /// Measured window [ns].
+    /// Measured window \[ns\].
     pub window_ns: u64,
-    /// ∫ number in system dt over the window [ns·requests].
+    /// ∫ number in system dt over the window \[ns·requests\].
     pub area_in_system: u128,
-    /// ∫ number waiting dt over the window [ns·requests].
+    /// ∫ number waiting dt over the window \[ns·requests\].
     pub area_waiting: u128,
     pub max_waiting: u64,
-    /// Σ time in system of measured, accepted requests [ns].
+    /// Σ time in system of measured, accepted requests \[ns\].
     pub sojourn_sum_ns: u128,
     /// Measured requests accepted (not rejected at arrival).
     pub accepted: u64,
-    /// Per unit ∫ busy servers dt over the window [ns·servers].
+    /// Per unit ∫ busy servers dt over the window \[ns·servers\].
     pub busy_area: Vec<u128>,
-    /// From the end of warm-up to the last measured arrival [ns], for the offered load.
+    /// From the end of warm-up to the last measured arrival \[ns\], for the offered load.
     pub arrival_span_ns: u64,
     /// Stopped by the queue guard.
     pub guard_tripped: bool,
@@ -296,7 +296,7 @@ impl RepResult {
 /// What the merge needs to know about the fleet.
 pub(crate) struct FleetShape {
     pub servers_per_unit: u64,
-    /// Maximum throughput of one unit [1/s], when the server model defines one.
+    /// Maximum throughput of one unit \[1/s\], when the server model defines one.
     pub unit_capacity_per_s: Option<f64>,
     pub units: u32,
     /// A queue cap or timeout sheds load, so an overloaded fleet stays bounded.

@@ -24,7 +24,7 @@ fn positive(field: impl Into<String>, value: f64) -> Result<(), SimError> {
 
 /// A duration that must be finite, >= 0 and at most [`MAX_DURATION_S`].
 fn non_negative(field: impl Into<String>, value: f64) -> Result<(), SimError> {
-    if value.is_finite() && value >= 0.0 && value <= MAX_DURATION_S {
+    if value.is_finite() && (0.0..=MAX_DURATION_S).contains(&value) {
         Ok(())
     } else {
         Err(SimError::BadNumber {
