@@ -494,3 +494,58 @@ fn empty_measurement_has_no_nan() {
     assert!(r.warnings.iter().any(|w| w.contains("no requests")));
     assert!(r.latency_cdf.is_empty());
 }
+
+// ---------------------------------------------------------------- models agree where they meet
+
+/// Shared bandwidth with t(k) constant, batching with max_batch 1 and no window, and continuous
+/// batching with max_batch 1 and one-token requests all reduce to c deterministic FIFO servers:
+/// M/D/c. Their latencies must equal the slots model's exactly, request for request.
+#[test]
+fn models_reduce_to_md_c_where_they_coincide() {
+    let s = 0.004;
+    let c = 3;
+    let base = mgc(c, ServiceDist::Deterministic { s });
+    let same_queue = [
+        ServerModel::SharedBandwidth {
+            chips: 1,
+            cores_per_chip: c,
+            time_at_busy_s: vec![s; c as usize],
+        },
+        ServerModel::Batching {
+            devices: c,
+            max_batch: 1,
+            window_s: 0.0,
+            batch_time_s: vec![s],
+        },
+        ServerModel::ContinuousBatching {
+            replicas: c,
+            max_batch: 1,
+            kv_capacity_tokens: 10,
+            cost: IterationCost {
+                fixed_s: s,
+                prefill_s_per_token: 0.0,
+                decode_compute_s_per_seq: 0.0,
+                weight_read_s: 0.0,
+                kv_read_s_per_token: 0.0,
+            },
+        },
+    ];
+    let go = |f: &FleetSpec| {
+        sim::simulate(f, &run(1.0, 2, 9), |rep| {
+            PoissonArrivals::new(9, rep, 600.0, 20_000).with_tokens(0, 1)
+        })
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let reference = go(&base);
+    assert!(reference.latency.p99.value_s > s, "the case must queue");
+    for server in same_queue {
+        let f = FleetSpec {
+            server,
+            ..base.clone()
+        };
+        let r = go(&f);
+        assert_eq!(r.latency, reference.latency, "{:?}", f.server);
+        assert_eq!(r.queueing, reference.queueing, "{:?}", f.server);
+        assert_eq!(r.counts, reference.counts, "{:?}", f.server);
+    }
+}

@@ -20,7 +20,7 @@
 //! The classic models use w = 1 (see [`work_of`]).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BTreeSet, BinaryHeap};
 
 use super::engine::{Core, Model};
 use super::event::{generation_bits, pack};
@@ -57,9 +57,10 @@ pub(crate) struct SharedBandwidth {
     /// t(k) in ns per unit of work, k = 1..=cores.
     ns_per_work: Vec<f64>,
     chips: Vec<Chip>,
-    /// Per station, the range of chip indices it serves and its idle cores.
-    station_chips: Vec<(usize, usize)>,
-    idle_cores: Vec<u32>,
+    /// Per station, its chips that have an idle core, as (busy cores, chip): the first is the
+    /// least busy, ties to the lowest index. O(log chips) per change, so a shared queue over
+    /// hundreds of CPUs does not scan them all for every request.
+    open: Vec<BTreeSet<(u32, u32)>>,
     started: u64,
 }
 
@@ -86,24 +87,15 @@ impl SharedBandwidth {
                 running: BinaryHeap::with_capacity(cores as usize),
             })
             .collect();
-        let n_st = core.stations();
-        let station_chips = if n_st == 1 {
-            vec![(0, total)]
-        } else {
-            (0..n_st)
-                .map(|u| (u * chips as usize, (u + 1) * chips as usize))
-                .collect()
-        };
-        let idle_cores = station_chips
-            .iter()
-            .map(|(a, b)| ((b - a) as u32) * cores)
-            .collect();
+        let mut open = vec![BTreeSet::new(); core.stations()];
+        for c in 0..total as u32 {
+            open[core.station_of_unit(c / chips)].insert((0, c));
+        }
         SharedBandwidth {
             cores_per_chip: cores,
             ns_per_work: table.iter().map(|t| t * NS_PER_S).collect(),
             chips: chip_list,
-            station_chips,
-            idle_cores,
+            open,
             started: 0,
         }
     }
@@ -128,28 +120,18 @@ impl SharedBandwidth {
             core.schedule_in(dt, pack(KIND_CHIP_DONE, c as u32, chip.generation));
         }
     }
-
-    /// The chip of station `st` with the fewest busy cores (ties to the lowest index): a new
-    /// request goes where it slows others least.
-    fn pick_chip(&self, st: usize) -> Option<usize> {
-        let (a, b) = self.station_chips[st];
-        let mut best: Option<usize> = None;
-        for c in a..b {
-            let busy = self.chips[c].busy;
-            if busy < self.cores_per_chip && best.is_none_or(|x| busy < self.chips[x].busy) {
-                best = Some(c);
-            }
-        }
-        best
-    }
 }
 
 impl Model for SharedBandwidth {
     fn kick(&mut self, core: &mut Core, st: usize) {
-        while self.idle_cores[st] > 0 {
-            let Some(c) = self.pick_chip(st) else { break };
+        // A new request goes to the chip where it slows others least: the fewest busy cores.
+        while let Some(&(busy, chip)) = self.open[st].first() {
             let Some(req) = core.dequeue(st) else { break };
-            self.idle_cores[st] -= 1;
+            let c = chip as usize;
+            self.open[st].remove(&(busy, chip));
+            if busy + 1 < self.cores_per_chip {
+                self.open[st].insert((busy + 1, chip));
+            }
             let now = core.now;
             self.sync(c, now);
             let chip = &mut self.chips[c];
@@ -178,14 +160,17 @@ impl Model for SharedBandwidth {
         // Rounding the event to whole ns can leave V a hair short of the finish value: snap it,
         // so the error never accumulates.
         chip.v = chip.v.max(f64::from_bits(fv_bits));
+        let unit = chip.unit;
+        let st = core.station_of_unit(unit);
+        if chip.busy < self.cores_per_chip {
+            self.open[st].remove(&(chip.busy, id));
+        }
         chip.busy -= 1;
+        self.open[st].insert((chip.busy, id));
         if chip.busy == 0 {
             chip.v = 0.0; // restart the clock on an idle chip to keep full precision
         }
-        let unit = chip.unit;
-        let st = core.station_of_unit(unit);
         core.busy_change(unit, -1);
-        self.idle_cores[st] += 1;
         core.served(st, unit, &req, start_ns, None);
         self.reschedule(core, c);
         self.kick(core, st);
