@@ -6,7 +6,7 @@
 use rand::rngs::Xoshiro256PlusPlus;
 use rand_distr::{Distribution, Exp1};
 
-use super::service::NS_PER_S;
+use super::service::{NS_PER_S, round_ns};
 use crate::rng;
 use crate::traffic::Request;
 
@@ -59,7 +59,7 @@ impl Iterator for PoissonArrivals {
         let gap: f64 = Exp1.sample(&mut self.rng);
         self.t_s += gap * self.mean_gap_s;
         Some(Request {
-            arrival_ns: (self.t_s * NS_PER_S).round() as u64,
+            arrival_ns: round_ns(self.t_s * NS_PER_S),
             input_tokens: self.input_tokens,
             output_tokens: self.output_tokens,
         })

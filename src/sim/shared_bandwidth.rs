@@ -24,7 +24,7 @@ use std::collections::{BTreeSet, BinaryHeap};
 
 use super::engine::{Core, Model};
 use super::event::{generation_bits, pack};
-use super::service::NS_PER_S;
+use super::service::{NS_PER_S, round_ns};
 use super::{FleetSpec, ServerModel};
 use crate::traffic::Request;
 
@@ -116,7 +116,7 @@ impl SharedBandwidth {
         chip.generation = generation_bits(chip.generation.wrapping_add(1));
         if let Some(Reverse((fv_bits, ..))) = chip.running.peek() {
             let left = (f64::from_bits(*fv_bits) - chip.v).max(0.0);
-            let dt = (left * self.ns_per_work[chip.busy as usize - 1]).round() as u64;
+            let dt = round_ns(left * self.ns_per_work[chip.busy as usize - 1]);
             core.schedule_in(dt, pack(KIND_CHIP_DONE, c as u32, chip.generation));
         }
     }
