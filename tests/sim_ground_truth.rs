@@ -15,7 +15,7 @@
 mod common;
 
 use common::{mgc, mmc_sojourn_quantile, run};
-use tco_sim::sim::{self, PoissonArrivals, ServiceDist, SimReport};
+use tco_sim::sim::{self, Engine, PoissonArrivals, ServiceDist, SimReport};
 
 /// Every tolerance of this file, relative (|simulated / theory − 1|).
 ///
@@ -82,9 +82,13 @@ impl Case {
     fn simulate(&self, service: ServiceDist, seed: u64) -> SimReport {
         let lambda = self.lambda();
         let n = self.per_rep;
-        let report = sim::simulate(
+        // The event engine, not the fast FIFO recursion that `simulate` would pick for these
+        // fleets: the engine is what the other server models run on, and tests/sim_fast_path.rs
+        // shows the recursion gives the engine's numbers exactly.
+        let report = sim::simulate_with(
             &mgc(self.c, service),
             &run(WARMUP_ARRIVALS / lambda, self.reps, seed),
+            Engine::General,
             |rep| PoissonArrivals::new(seed, rep, lambda, n),
         );
         let report = match report {

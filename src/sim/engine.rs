@@ -15,12 +15,14 @@ use rayon::prelude::*;
 use super::batching::Batching;
 use super::continuous::Continuous;
 use super::event::{EventQueue, pack, unpack};
+use super::fast;
 use super::service::to_ns;
 use super::shared_bandwidth::SharedBandwidth;
 use super::slots::Slots;
 use super::stats::{FleetShape, RepResult, SimReport, merge};
 use super::{
-    Completion, Dispatch, FleetSpec, Outcome, QUEUE_GUARD, RunSpec, ServerModel, SimError, validate,
+    Completion, Dispatch, Engine, FleetSpec, Outcome, QUEUE_GUARD, RunSpec, ServerModel, SimError,
+    validate,
 };
 use crate::rng;
 use crate::traffic::Request;
@@ -557,6 +559,7 @@ fn unit_capacity_per_s(server: &ServerModel) -> Option<f64> {
 pub(crate) fn simulate<F, I>(
     fleet: &FleetSpec,
     run: &RunSpec,
+    engine: Engine,
     arrivals: F,
 ) -> Result<SimReport, SimError>
 where
@@ -564,9 +567,17 @@ where
     I: Iterator<Item = Request>,
 {
     let warmup_ns = to_ns(run.warmup_s);
+    let fast = engine == Engine::Auto && fast::applies(fleet);
     let reps: Vec<RepResult> = (0..u64::from(run.replications))
         .into_par_iter()
-        .map(|rep| replicate(fleet, run.seed, rep, warmup_ns, arrivals(rep), false).map(|r| r.0))
+        .map(|rep| {
+            if fast
+                && let Some(r) = fast::replicate(fleet, run.seed, rep, warmup_ns, arrivals(rep))?
+            {
+                return Ok(r);
+            }
+            replicate(fleet, run.seed, rep, warmup_ns, arrivals(rep), false).map(|r| r.0)
+        })
         .collect::<Result<_, _>>()?;
     let shape = FleetShape {
         servers_per_unit: validate::servers_per_unit(&fleet.server),
