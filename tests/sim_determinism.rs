@@ -99,3 +99,30 @@ fn reports_are_byte_identical_at_1_and_4_threads() {
         );
     }
 }
+
+/// More replications than one parallel chunk (64): merging chunk by chunk must still be
+/// independent of the thread count, and the confidence interval must narrow as replications
+/// are added (by about √(130/10) ≈ 3.6).
+#[test]
+fn many_replications_merge_identically_and_narrow_the_interval() {
+    let fleet = mgc(2, ServiceDist::Exponential { mean_s: 0.01 });
+    let go = |reps, threads| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        pool.install(|| {
+            sim::simulate(&fleet, &run(0.0, reps, 3), |rep| {
+                PoissonArrivals::new(3, rep, 150.0, 2_000)
+            })
+        })
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let one = go(130, 1);
+    assert_eq!(format!("{one:?}"), format!("{:?}", go(130, 4)));
+    assert_eq!(one.replications, 130);
+    assert_eq!(one.counts.arrived, 130 * 2_000);
+    let wide = go(10, 2).latency.p99.ci95_half_width_s.unwrap_or(0.0);
+    let narrow = one.latency.p99.ci95_half_width_s.unwrap_or(f64::INFINITY);
+    assert!(narrow < wide / 2.0, "{narrow} vs {wide}");
+}

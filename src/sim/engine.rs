@@ -19,13 +19,17 @@ use super::fast;
 use super::service::to_ns;
 use super::shared_bandwidth::SharedBandwidth;
 use super::slots::Slots;
-use super::stats::{FleetShape, RepResult, SimReport, merge};
+use super::stats::{FleetShape, Merger, RepResult, SimReport};
 use super::{
     Completion, Dispatch, Engine, FleetSpec, Outcome, QUEUE_GUARD, RunSpec, ServerModel, SimError,
     validate,
 };
 use crate::rng;
 use crate::traffic::Request;
+
+/// Replications simulated in parallel before they are merged (bounds memory; far more than the
+/// cores of any machine this runs on, so parallelism is not limited by it).
+const REPLICATION_CHUNK: u64 = 64;
 
 /// Event kind owned by the engine: the head of a station's queue may have timed out.
 pub(crate) const KIND_TIMEOUT: u8 = 1;
@@ -568,24 +572,38 @@ where
 {
     let warmup_ns = to_ns(run.warmup_s);
     let fast = engine == Engine::Auto && fast::applies(fleet);
-    let reps: Vec<RepResult> = (0..u64::from(run.replications))
-        .into_par_iter()
-        .map(|rep| {
-            if fast
-                && let Some(r) = fast::replicate(fleet, run.seed, rep, warmup_ns, arrivals(rep))?
-            {
-                return Ok(r);
-            }
-            replicate(fleet, run.seed, rep, warmup_ns, arrivals(rep), false).map(|r| r.0)
-        })
-        .collect::<Result<_, _>>()?;
+    let one = |rep: u64| -> Result<RepResult, SimError> {
+        if fast && let Some(r) = fast::replicate(fleet, run.seed, rep, warmup_ns, arrivals(rep))? {
+            return Ok(r);
+        }
+        replicate(fleet, run.seed, rep, warmup_ns, arrivals(rep), false).map(|r| r.0)
+    };
     let shape = FleetShape {
         servers_per_unit: validate::servers_per_unit(&fleet.server),
         unit_capacity_per_s: unit_capacity_per_s(&fleet.server),
         units: fleet.units,
         sheds_load: fleet.queue_cap.is_some() || fleet.timeout_s.is_some(),
     };
-    Ok(merge(&reps, &shape))
+    let mut merger = Merger::new(
+        shape,
+        matches!(fleet.server, ServerModel::ContinuousBatching { .. }),
+    );
+    // Replications run in parallel a chunk at a time and are merged in index order: memory
+    // holds one chunk of histograms (~1 MB each) however many replications are asked for.
+    let total = u64::from(run.replications);
+    let mut first = 0;
+    while first < total {
+        let last = (first + REPLICATION_CHUNK).min(total);
+        let chunk: Vec<RepResult> = (first..last)
+            .into_par_iter()
+            .map(one)
+            .collect::<Result<_, _>>()?;
+        for r in &chunk {
+            merger.add(r);
+        }
+        first = last;
+    }
+    Ok(merger.finish())
 }
 
 pub(crate) fn simulate_traced<I: Iterator<Item = Request>>(

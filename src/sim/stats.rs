@@ -319,27 +319,29 @@ fn ci95_half_width(xs: &[f64]) -> Option<f64> {
     h.is_finite().then_some(h)
 }
 
-fn latency_stats(merged: &Durations, per_rep: &[&Durations]) -> LatencyStats {
+/// Per replication: the [`QUANTILES`] then the mean [s], for the confidence intervals.
+type RepSummary = [f64; 6];
+
+fn summary(d: &Durations) -> RepSummary {
+    let q = d.quantiles_s(&QUANTILES);
+    [q[0], q[1], q[2], q[3], q[4], d.mean_s()]
+}
+
+fn latency_stats(merged: &Durations, per_rep: &[RepSummary]) -> LatencyStats {
     let values = merged.quantiles_s(&QUANTILES);
-    let rep_q: Vec<Vec<f64>> = per_rep.iter().map(|d| d.quantiles_s(&QUANTILES)).collect();
-    let est = |i: usize| Estimate {
-        value_s: values[i],
-        ci95_half_width_s: ci95_half_width(&rep_q.iter().map(|q| q[i]).collect::<Vec<_>>()),
+    let est = |i: usize, value_s: f64| Estimate {
+        value_s,
+        ci95_half_width_s: ci95_half_width(&per_rep.iter().map(|q| q[i]).collect::<Vec<_>>()),
     };
     let count = merged.count();
     LatencyStats {
         count,
-        mean: Estimate {
-            value_s: merged.mean_s(),
-            ci95_half_width_s: ci95_half_width(
-                &per_rep.iter().map(|d| d.mean_s()).collect::<Vec<_>>(),
-            ),
-        },
-        p50: est(0),
-        p90: est(1),
-        p95: est(2),
-        p99: est(3),
-        p999: est(4),
+        mean: est(5, merged.mean_s()),
+        p50: est(0, values[0]),
+        p90: est(1, values[1]),
+        p95: est(2, values[2]),
+        p99: est(3, values[3]),
+        p999: est(4, values[4]),
         min_s: if count == 0 {
             0.0
         } else {
@@ -347,14 +349,6 @@ fn latency_stats(merged: &Durations, per_rep: &[&Durations]) -> LatencyStats {
         },
         max_s: merged.max_ns as f64 / NS_PER_S,
     }
-}
-
-fn merged<'a>(parts: impl Iterator<Item = &'a Durations>) -> Durations {
-    let mut m = Durations::new();
-    for p in parts {
-        m.merge(p);
-    }
-    m
 }
 
 /// The quantiles of the chart CDF: every percent, then every 0.1 % to 99.9 %, every 0.01 % to
@@ -375,183 +369,242 @@ fn ratio(num: f64, den: f64) -> f64 {
     }
 }
 
-/// Merge replications, in index order, into the report.
-pub(crate) fn merge(reps: &[RepResult], shape: &FleetShape) -> SimReport {
-    let r = reps.len();
-    let window_s: f64 = reps.iter().map(|x| x.window_ns as f64 / NS_PER_S).sum();
-    let mut counts = Counts {
-        arrived_total: 0,
-        arrived: 0,
-        completed: 0,
-        rejected_queue_full: 0,
-        rejected_too_large: 0,
-        timed_out: 0,
-        unfinished: 0,
-    };
-    for x in reps {
-        counts.arrived_total += x.counts.arrived_total;
-        counts.arrived += x.counts.arrived;
-        counts.completed += x.counts.completed;
-        counts.rejected_queue_full += x.counts.rejected_queue_full;
-        counts.rejected_too_large += x.counts.rejected_too_large;
-        counts.timed_out += x.counts.timed_out;
-        counts.unfinished += x.counts.unfinished;
+/// A merged histogram and the per-replication summaries of one duration.
+struct Merged {
+    all: Durations,
+    per_rep: Vec<RepSummary>,
+}
+
+impl Merged {
+    fn new() -> Self {
+        Merged {
+            all: Durations::new(),
+            per_rep: Vec::new(),
+        }
     }
 
-    let latency = merged(reps.iter().map(|x| &x.latency));
-    let queueing = merged(reps.iter().map(|x| &x.queueing));
-    let service = merged(reps.iter().map(|x| &x.service));
-    let lat_refs: Vec<&Durations> = reps.iter().map(|x| &x.latency).collect();
-    let q_refs: Vec<&Durations> = reps.iter().map(|x| &x.queueing).collect();
-    let s_refs: Vec<&Durations> = reps.iter().map(|x| &x.service).collect();
-    let token_stats = |pick: fn(&RepResult) -> Option<&Durations>| {
-        let parts: Vec<&Durations> = reps.iter().filter_map(pick).collect();
-        if parts.len() == r && r > 0 {
-            let m = merged(parts.iter().copied());
-            Some(latency_stats(&m, &parts))
-        } else {
-            None
-        }
-    };
-    let ttft = token_stats(|x| x.ttft.as_ref());
-    let tpot = token_stats(|x| x.tpot.as_ref());
+    fn add(&mut self, d: &Durations) {
+        self.all.merge(d);
+        self.per_rep.push(summary(d));
+    }
 
-    let units = shape.units as usize;
-    let mut busy = vec![0u128; units];
-    for x in reps {
-        for (b, a) in busy.iter_mut().zip(&x.busy_area) {
+    fn stats(&self) -> LatencyStats {
+        latency_stats(&self.all, &self.per_rep)
+    }
+}
+
+/// Merges replications one at a time, in replication order, so that memory holds one merged
+/// set of histograms plus a few numbers per replication however many replications run, and every
+/// floating-point sum is taken in the same order at any thread count.
+pub(crate) struct Merger {
+    shape: FleetShape,
+    reps: u32,
+    window_s: f64,
+    counts: Counts,
+    latency: Merged,
+    queueing: Merged,
+    service: Merged,
+    ttft: Option<Merged>,
+    tpot: Option<Merged>,
+    busy: Vec<u128>,
+    area_n_s: f64,
+    area_q_s: f64,
+    max_waiting: u64,
+    accepted: u64,
+    sojourn_s: f64,
+    arrival_span_s: f64,
+    tripped: u32,
+}
+
+impl Merger {
+    pub fn new(shape: FleetShape, tokens: bool) -> Self {
+        Merger {
+            reps: 0,
+            window_s: 0.0,
+            counts: Counts {
+                arrived_total: 0,
+                arrived: 0,
+                completed: 0,
+                rejected_queue_full: 0,
+                rejected_too_large: 0,
+                timed_out: 0,
+                unfinished: 0,
+            },
+            latency: Merged::new(),
+            queueing: Merged::new(),
+            service: Merged::new(),
+            ttft: tokens.then(Merged::new),
+            tpot: tokens.then(Merged::new),
+            busy: vec![0; shape.units as usize],
+            area_n_s: 0.0,
+            area_q_s: 0.0,
+            max_waiting: 0,
+            accepted: 0,
+            sojourn_s: 0.0,
+            arrival_span_s: 0.0,
+            tripped: 0,
+            shape,
+        }
+    }
+
+    /// Fold in the next replication (callers go in replication order).
+    pub fn add(&mut self, x: &RepResult) {
+        self.reps += 1;
+        self.window_s += x.window_ns as f64 / NS_PER_S;
+        let c = &mut self.counts;
+        c.arrived_total += x.counts.arrived_total;
+        c.arrived += x.counts.arrived;
+        c.completed += x.counts.completed;
+        c.rejected_queue_full += x.counts.rejected_queue_full;
+        c.rejected_too_large += x.counts.rejected_too_large;
+        c.timed_out += x.counts.timed_out;
+        c.unfinished += x.counts.unfinished;
+        self.latency.add(&x.latency);
+        self.queueing.add(&x.queueing);
+        self.service.add(&x.service);
+        if let (Some(m), Some(d)) = (self.ttft.as_mut(), x.ttft.as_ref()) {
+            m.add(d);
+        }
+        if let (Some(m), Some(d)) = (self.tpot.as_mut(), x.tpot.as_ref()) {
+            m.add(d);
+        }
+        for (b, a) in self.busy.iter_mut().zip(&x.busy_area) {
             *b += a;
         }
+        self.area_n_s += x.area_in_system as f64 / NS_PER_S;
+        self.area_q_s += x.area_waiting as f64 / NS_PER_S;
+        self.max_waiting = self.max_waiting.max(x.max_waiting);
+        self.accepted += x.accepted;
+        self.sojourn_s += x.sojourn_sum_ns as f64 / NS_PER_S;
+        self.arrival_span_s += x.arrival_span_ns as f64 / NS_PER_S;
+        self.tripped += u32::from(x.guard_tripped);
     }
-    let server_time_s = shape.servers_per_unit as f64 * window_s;
-    let utilization: Vec<f64> = busy
-        .iter()
-        .map(|&b| ratio(b as f64 / NS_PER_S, server_time_s))
-        .collect();
-    let mean_utilization = ratio(
-        busy.iter().map(|&b| b as f64).sum::<f64>() / NS_PER_S,
-        server_time_s * units as f64,
-    );
 
-    let area_n: f64 = reps.iter().map(|x| x.area_in_system as f64).sum::<f64>() / NS_PER_S;
-    let area_q: f64 = reps.iter().map(|x| x.area_waiting as f64).sum::<f64>() / NS_PER_S;
-    let accepted: u64 = reps.iter().map(|x| x.accepted).sum();
-    let sojourn_s: f64 = reps.iter().map(|x| x.sojourn_sum_ns as f64).sum::<f64>() / NS_PER_S;
-    let l = ratio(area_n, window_s);
-    let lambda = ratio(accepted as f64, window_s);
-    let w = ratio(sojourn_s, accepted as f64);
-    let lw = lambda * w;
-    let little = LittleCheck {
-        l,
-        lambda_per_s: lambda,
-        w_s: w,
-        relative_error: if lw > 0.0 {
-            ratio((l - lw).abs(), lw)
-        } else if l > 0.0 {
-            1.0
-        } else {
-            0.0
-        },
-    };
+    /// The report over every replication added.
+    pub fn finish(self) -> SimReport {
+        let shape = &self.shape;
+        let window_s = self.window_s;
+        let counts = self.counts;
+        let units = shape.units as usize;
+        let server_time_s = shape.servers_per_unit as f64 * window_s;
+        let utilization: Vec<f64> = self
+            .busy
+            .iter()
+            .map(|&b| ratio(b as f64 / NS_PER_S, server_time_s))
+            .collect();
+        let mean_utilization = ratio(
+            self.busy.iter().map(|&b| b as f64).sum::<f64>() / NS_PER_S,
+            server_time_s * units as f64,
+        );
 
-    let arrival_span_s: f64 = reps
-        .iter()
-        .map(|x| x.arrival_span_ns as f64 / NS_PER_S)
-        .sum();
-    let offered_load = shape.unit_capacity_per_s.and_then(|cap| {
-        let lambda_offered = ratio(counts.arrived as f64, arrival_span_s);
-        let capacity = cap * f64::from(shape.units);
-        (lambda_offered > 0.0 && capacity > 0.0).then(|| lambda_offered / capacity)
-    });
+        let l = ratio(self.area_n_s, window_s);
+        let lambda = ratio(self.accepted as f64, window_s);
+        let w = ratio(self.sojourn_s, self.accepted as f64);
+        let lw = lambda * w;
+        let little = LittleCheck {
+            l,
+            lambda_per_s: lambda,
+            w_s: w,
+            relative_error: if lw > 0.0 {
+                ratio((l - lw).abs(), lw)
+            } else if l > 0.0 {
+                1.0
+            } else {
+                0.0
+            },
+        };
 
-    let mut warnings = Vec::new();
-    let tripped: Vec<usize> = reps
-        .iter()
-        .enumerate()
-        .filter(|(_, x)| x.guard_tripped)
-        .map(|(i, _)| i)
-        .collect();
-    let mut unstable = false;
-    if !tripped.is_empty() {
-        unstable = true;
-        warnings.push(format!(
-            "the system is unstable: more than {} requests waited at once in {} of {} replications, \
-             so they were stopped early; arrivals exceed what the fleet can serve and the latencies \
-             describe a queue that grows without bound",
-            super::QUEUE_GUARD,
-            tripped.len(),
-            r
-        ));
-    }
-    if let Some(rho) = offered_load
-        && rho >= 1.0
-    {
-        if shape.sheds_load {
-            warnings.push(format!(
-                "the fleet is overloaded: offered load ρ = {rho:.3} ≥ 1; the queue cap or timeout \
-                 keeps it bounded by turning requests away"
-            ));
-        } else {
+        let offered_load = shape.unit_capacity_per_s.and_then(|cap| {
+            let lambda_offered = ratio(counts.arrived as f64, self.arrival_span_s);
+            let capacity = cap * f64::from(shape.units);
+            (lambda_offered > 0.0 && capacity > 0.0).then(|| lambda_offered / capacity)
+        });
+
+        let mut warnings = Vec::new();
+        let mut unstable = false;
+        if self.tripped > 0 {
             unstable = true;
             warnings.push(format!(
-                "the system is unstable: offered load ρ = {rho:.3} ≥ 1 exceeds the fleet's capacity, \
-                 so the queue grows without bound and no steady state exists"
+                "the system is unstable: more than {} requests waited at once in {} of {} \
+                 replications, so they were stopped early; arrivals exceed what the fleet can \
+                 serve and the latencies describe a queue that grows without bound",
+                super::QUEUE_GUARD,
+                self.tripped,
+                self.reps
             ));
         }
-    }
-    if counts.arrived == 0 {
-        warnings.push(
-            "no requests arrived after the warm-up; the statistics are empty (shorten warmup_s or \
-             lengthen the traffic)"
-                .to_string(),
-        );
-    }
-    let clamped = latency.clamped + queueing.clamped + service.clamped;
-    if clamped > 0 {
-        warnings.push(format!(
-            "{clamped} durations exceeded {} s and were clamped in the percentiles",
-            HIST_HIGH_NS as f64 / NS_PER_S
-        ));
-    }
+        if let Some(rho) = offered_load
+            && rho >= 1.0
+        {
+            if shape.sheds_load {
+                warnings.push(format!(
+                    "the fleet is overloaded: offered load ρ = {rho:.3} ≥ 1; the queue cap or \
+                     timeout keeps it bounded by turning requests away"
+                ));
+            } else {
+                unstable = true;
+                warnings.push(format!(
+                    "the system is unstable: offered load ρ = {rho:.3} ≥ 1 exceeds the fleet's \
+                     capacity, so the queue grows without bound and no steady state exists"
+                ));
+            }
+        }
+        if counts.arrived == 0 {
+            warnings.push(
+                "no requests arrived after the warm-up; the statistics are empty (shorten \
+                 warmup_s or lengthen the traffic)"
+                    .to_string(),
+            );
+        }
+        let clamped =
+            self.latency.all.clamped + self.queueing.all.clamped + self.service.all.clamped;
+        if clamped > 0 {
+            warnings.push(format!(
+                "{clamped} durations exceeded {} s and were clamped in the percentiles",
+                HIST_HIGH_NS as f64 / NS_PER_S
+            ));
+        }
 
-    let grid = cdf_grid();
-    let latency_cdf = if latency.count() == 0 {
-        Vec::new()
-    } else {
-        latency
-            .quantiles_s(&grid)
-            .into_iter()
-            .zip(grid)
-            .map(|(latency_s, quantile)| CdfPoint {
-                latency_s,
-                quantile,
-            })
-            .collect()
-    };
+        let grid = cdf_grid();
+        let latency_cdf = if self.latency.all.count() == 0 {
+            Vec::new()
+        } else {
+            self.latency
+                .all
+                .quantiles_s(&grid)
+                .into_iter()
+                .zip(grid)
+                .map(|(latency_s, quantile)| CdfPoint {
+                    latency_s,
+                    quantile,
+                })
+                .collect()
+        };
 
-    SimReport {
-        replications: r as u32,
-        measured_time_s: window_s,
-        throughput_per_s: ratio(counts.completed as f64, window_s),
-        counts,
-        latency: latency_stats(&latency, &lat_refs),
-        queueing: latency_stats(&queueing, &q_refs),
-        service: latency_stats(&service, &s_refs),
-        ttft,
-        tpot,
-        utilization: UnitStats {
-            utilization,
-            mean_utilization,
-        },
-        queue: QueueStats {
-            mean_waiting: ratio(area_q, window_s),
-            max_waiting: reps.iter().map(|x| x.max_waiting).max().unwrap_or(0),
-        },
-        little,
-        offered_load,
-        unstable,
-        warnings,
-        latency_cdf,
+        SimReport {
+            replications: self.reps,
+            measured_time_s: window_s,
+            throughput_per_s: ratio(counts.completed as f64, window_s),
+            counts,
+            latency: self.latency.stats(),
+            queueing: self.queueing.stats(),
+            service: self.service.stats(),
+            ttft: self.ttft.as_ref().map(Merged::stats),
+            tpot: self.tpot.as_ref().map(Merged::stats),
+            utilization: UnitStats {
+                utilization,
+                mean_utilization,
+            },
+            queue: QueueStats {
+                mean_waiting: ratio(self.area_q_s, window_s),
+                max_waiting: self.max_waiting,
+            },
+            little,
+            offered_load,
+            unstable,
+            warnings,
+            latency_cdf,
+        }
     }
 }
 
