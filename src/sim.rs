@@ -35,7 +35,11 @@
 //! * The fleet is a set of *stations*, each a FIFO queue with a pool of servers: one station over
 //!   the whole fleet for [`Dispatch::SharedQueue`], otherwise one station per unit, chosen at
 //!   arrival by the dispatcher. The server model decides what a server is (a slot, a core, a
-//!   device, a replica) and how long work takes.
+//!   device, a replica) and how long work takes. Join-shortest-queue compares every unit at each
+//!   arrival (O(units)); the other dispatchers are O(1).
+//! * Slots behind a shared queue (the FIFO M/G/c queue) are played by a recursion over requests
+//!   instead of events, with identical results and about 1.5× fewer instructions per request
+//!   ([`simulate_with`] and [`Engine`] choose explicitly).
 //! * Replications run in parallel with rayon, each with its own random streams
 //!   ([`crate::rng::stream`]); results are merged in replication order, so the report is the same
 //!   bit for bit at any thread count.
