@@ -44,7 +44,8 @@
 //!   ([`crate::rng::stream`]); results are merged in replication order, so the report is the same
 //!   bit for bit at any thread count.
 //! * An overloaded fleet never hangs or exhausts memory: when more than [`QUEUE_GUARD`] requests
-//!   wait at once the replication stops and the report is flagged [`SimReport::unstable`].
+//!   wait at once (or [`IN_SYSTEM_GUARD`] are inside) the replication stops and the report is
+//!   flagged [`SimReport::unstable`].
 
 mod arrivals;
 mod batching;
@@ -71,6 +72,16 @@ pub use stats::{
 /// reported unstable. 2^20 requests of 16 bytes is 16 MiB of queue: far beyond any queue that
 /// meets a latency contract, and small enough that an overloaded fleet cannot exhaust memory.
 pub const QUEUE_GUARD: usize = 1 << 20;
+
+/// Above this many requests in the system at once (waiting or in service) a replication is
+/// likewise stopped: continuous batching can hold many sequences in service without a queue, and
+/// this bounds their memory too. 4·2^20 is three times the cores of a 10 000-server fleet of
+/// 128-core CPUs.
+pub const IN_SYSTEM_GUARD: usize = 4 << 20;
+
+/// Largest `max_batch` accepted: 65 536 sequences or items, beyond any serving stack's batch
+/// (vLLM's default `max_num_seqs` is 256) and small enough that one batch fits in memory.
+pub const MAX_BATCH: u32 = 1 << 16;
 
 /// Longest duration any time parameter may take \[s\]. Keeps every time in integer nanoseconds far
 /// from `u64` overflow (10^6 s is 11.6 days; 2^64 ns is 584 years).
@@ -287,7 +298,17 @@ pub enum SimError {
         /// The request timeout \[s\].
         timeout_s: f64,
     },
-    /// The fleet has more servers than event ids can name.
+    /// A count above what the simulator accepts.
+    #[error("{field}: {value} is more than the {max} allowed")]
+    TooLarge {
+        /// Dotted field name.
+        field: &'static str,
+        /// The value given.
+        value: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// The fleet has more servers than the simulator holds state for.
     #[error("fleet: {servers} servers in total is too many; at most {max}")]
     FleetTooLarge {
         /// Servers (slots, cores, devices, replicas) over all units.

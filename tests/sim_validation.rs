@@ -231,6 +231,21 @@ fn timeouts_must_be_positive_and_longer_than_the_window() {
 }
 
 #[test]
+fn batches_beyond_any_serving_stack_are_refused() {
+    let f = FleetSpec {
+        server: ServerModel::ContinuousBatching {
+            replicas: 1,
+            max_batch: sim::MAX_BATCH + 1,
+            kv_capacity_tokens: 10,
+            cost: cost(),
+        },
+        ..mgc(1, exp())
+    };
+    let m = message_naming(check(&f, &ok_run()), "server.max_batch");
+    assert!(m.contains("65536"), "{m}");
+}
+
+#[test]
 fn an_impossibly_large_fleet_is_refused() {
     let f = FleetSpec {
         units: 1 << 20,

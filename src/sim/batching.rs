@@ -62,7 +62,8 @@ impl Batching {
             devices: (0..fleet.units * devices)
                 .map(|d| Device {
                     unit: d / devices,
-                    batch: Vec::with_capacity(max_batch as usize),
+                    // Grown on demand: memory follows the batches actually formed.
+                    batch: Vec::new(),
                     start_ns: 0,
                 })
                 .collect(),

@@ -21,8 +21,8 @@ use super::shared_bandwidth::SharedBandwidth;
 use super::slots::Slots;
 use super::stats::{FleetShape, Merger, RepResult, SimReport};
 use super::{
-    Completion, Dispatch, Engine, FleetSpec, Outcome, QUEUE_GUARD, RunSpec, ServerModel, SimError,
-    validate,
+    Completion, Dispatch, Engine, FleetSpec, IN_SYSTEM_GUARD, Outcome, QUEUE_GUARD, RunSpec,
+    ServerModel, SimError, validate,
 };
 use crate::rng;
 use crate::traffic::Request;
@@ -72,6 +72,10 @@ pub(crate) struct Core {
     last_measured_arrival_ns: Option<u64>,
     pub rec: RepResult,
     trace: Option<Vec<Completion>>,
+    /// Stop when more than this many wait ([`QUEUE_GUARD`]; lowered only by tests).
+    guard_waiting: u64,
+    /// Stop when more than this many are inside ([`IN_SYSTEM_GUARD`]; lowered only by tests).
+    guard_in_system: u64,
 }
 
 impl Core {
@@ -95,6 +99,8 @@ impl Core {
             last_measured_arrival_ns: None,
             rec: RepResult::new(fleet.units as usize, tokens),
             trace: None,
+            guard_waiting: QUEUE_GUARD as u64,
+            guard_in_system: IN_SYSTEM_GUARD as u64,
         }
     }
 
@@ -382,7 +388,7 @@ fn run_loop<M: Model, I: Iterator<Item = Request>>(
             previous_arrival_ns = req.arrival_ns;
             core.advance(req.arrival_ns);
             arrive(model, core, dispatcher, cap, req);
-            if core.waiting > QUEUE_GUARD as u64 {
+            if core.waiting > core.guard_waiting || core.in_system > core.guard_in_system {
                 core.rec.guard_tripped = true;
                 break;
             }
@@ -502,11 +508,28 @@ fn replicate<I: Iterator<Item = Request>>(
     arrivals: I,
     trace: bool,
 ) -> Result<(RepResult, Option<Vec<Completion>>), SimError> {
+    replicate_guarded(fleet, seed, replication, warmup_ns, arrivals, trace, None)
+}
+
+/// [`replicate`] with the guards optionally lowered to (waiting, in system), for tests.
+fn replicate_guarded<I: Iterator<Item = Request>>(
+    fleet: &FleetSpec,
+    seed: u64,
+    replication: u64,
+    warmup_ns: u64,
+    arrivals: I,
+    trace: bool,
+    guards: Option<(u64, u64)>,
+) -> Result<(RepResult, Option<Vec<Completion>>), SimError> {
     let mut core = Core::new(
         fleet,
         warmup_ns,
         rng::stream(seed, replication, rng::streams::SERVICE),
     );
+    if let Some((waiting, in_system)) = guards {
+        core.guard_waiting = waiting;
+        core.guard_in_system = in_system;
+    }
     if trace {
         core.trace = Some(Vec::new());
     }
@@ -613,4 +636,46 @@ pub(crate) fn simulate_traced<I: Iterator<Item = Request>>(
 ) -> Result<Vec<Completion>, SimError> {
     let (_, trace) = replicate(fleet, seed, 0, 0, arrivals, true)?;
     Ok(trace.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::IterationCost;
+
+    /// Continuous batching can hold many sequences in service with nobody waiting; the in-system
+    /// guard stops such a run too (here lowered to 100 so the test is small: 4 replicas × 64
+    /// sequences would otherwise absorb the overload without a queue for a while).
+    #[test]
+    fn in_system_guard_stops_a_fleet_that_absorbs_overload_in_service() {
+        let fleet = FleetSpec {
+            units: 4,
+            server: ServerModel::ContinuousBatching {
+                replicas: 1,
+                max_batch: 64,
+                kv_capacity_tokens: 1 << 30,
+                cost: IterationCost {
+                    fixed_s: 0.001,
+                    prefill_s_per_token: 0.0,
+                    decode_compute_s_per_seq: 0.0,
+                    weight_read_s: 0.0,
+                    kv_read_s_per_token: 0.0,
+                },
+            },
+            dispatch: Dispatch::RoundRobin,
+            queue_cap: None,
+            timeout_s: None,
+        };
+        let endless = (1u64..).map(|i| Request {
+            arrival_ns: i * 10_000,
+            input_tokens: 1,
+            output_tokens: 100_000,
+        });
+        let (rec, _) = replicate_guarded(&fleet, 1, 0, 0, endless, false, Some((1000, 100)))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(rec.guard_tripped);
+        // Stopped by the in-system guard: 101 inside, all in service, none waiting.
+        assert_eq!(rec.counts.arrived_total, 101);
+        assert_eq!(rec.counts.unfinished, 101);
+    }
 }

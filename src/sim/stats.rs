@@ -525,10 +525,11 @@ impl Merger {
         if self.tripped > 0 {
             unstable = true;
             warnings.push(format!(
-                "the system is unstable: more than {} requests waited at once in {} of {} \
-                 replications, so they were stopped early; arrivals exceed what the fleet can \
-                 serve and the latencies describe a queue that grows without bound",
+                "the system is unstable: more than {} requests waited (or {} were inside) at once \
+                 in {} of {} replications, so they were stopped early; arrivals exceed what the \
+                 fleet can serve and the latencies describe a queue that grows without bound",
                 super::QUEUE_GUARD,
+                super::IN_SYSTEM_GUARD,
                 self.tripped,
                 self.reps
             ));

@@ -2,7 +2,8 @@
 //! every number (no NaN, no zero-sized pools, tables as long as the counts they describe).
 
 use super::{
-    FleetSpec, IterationCost, MAX_DURATION_S, RunSpec, ServerModel, ServiceDist, SimError,
+    FleetSpec, IterationCost, MAX_BATCH, MAX_DURATION_S, RunSpec, ServerModel, ServiceDist,
+    SimError,
 };
 
 /// Most servers (slots, cores, devices or replicas) over a whole fleet, 4 194 304: far above any
@@ -34,6 +35,18 @@ fn non_negative(field: impl Into<String>, value: f64) -> Result<(), SimError> {
             valid: "must be a finite number of seconds >= 0 and at most 1e6",
         })
     }
+}
+
+fn batch_limit(field: &'static str, value: u32) -> Result<(), SimError> {
+    at_least_one(field, u64::from(value))?;
+    if value > MAX_BATCH {
+        return Err(SimError::TooLarge {
+            field,
+            value: u64::from(value),
+            max: u64::from(MAX_BATCH),
+        });
+    }
+    Ok(())
 }
 
 fn at_least_one(field: &'static str, value: u64) -> Result<(), SimError> {
@@ -169,7 +182,7 @@ pub(crate) fn fleet(f: &FleetSpec) -> Result<(), SimError> {
             batch_time_s,
         } => {
             at_least_one("server.devices", u64::from(*devices))?;
-            at_least_one("server.max_batch", u64::from(*max_batch))?;
+            batch_limit("server.max_batch", *max_batch)?;
             non_negative("server.window_s", *window_s)?;
             table(
                 "server.batch_time_s",
@@ -193,7 +206,7 @@ pub(crate) fn fleet(f: &FleetSpec) -> Result<(), SimError> {
             cost,
         } => {
             at_least_one("server.replicas", u64::from(*replicas))?;
-            at_least_one("server.max_batch", u64::from(*max_batch))?;
+            batch_limit("server.max_batch", *max_batch)?;
             at_least_one("server.kv_capacity_tokens", *kv_capacity_tokens)?;
             iteration_cost(cost)?;
         }
