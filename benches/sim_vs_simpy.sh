@@ -3,7 +3,7 @@
 # ratio: an M/M/c queue with c = 128 servers, utilization 0.9, 10^6 requests (N overrides).
 #
 # SimPy is installed from PyPI into a venv under target/ (CI has only what scripts install).
-# The Rust side is `cargo bench --bench sim_mmc` (release profile, one thread, best of 3), through
+# The Rust side is `cargo bench --bench sim_mmc` (release profile, one thread, best of 10), through
 # both the general event engine and the fast FIFO recursion `sim::simulate` uses for this shape.
 #
 # Usage: benches/sim_vs_simpy.sh [N]
@@ -20,8 +20,8 @@ if ! "$venv/bin/python" -c "import simpy" 2>/dev/null; then
     "$venv/bin/pip" install --quiet "simpy==4.1.2"
 fi
 
-echo "== tco-sim (M/M/128, rho 0.9, $n requests, 1 thread, best of 3)"
-rust_out="$(cd "$root" && cargo bench --quiet --bench sim_mmc -- "$n" 3)"
+echo "== tco-sim (M/M/128, rho 0.9, $n requests, 1 thread, best of 10)"
+rust_out="$(cd "$root" && cargo bench --quiet --bench sim_mmc -- "$n" 10)"
 echo "$rust_out" | grep -v '_req_per_s'
 general_rate="$(echo "$rust_out" | awk '/^general_req_per_s/ {print $2}')"
 fast_rate="$(echo "$rust_out" | awk '/^fast_req_per_s/ {print $2}')"
