@@ -1,1 +1,423 @@
 //! The discrete-event simulator: requests through a fleet of units behind a dispatcher.
+//!
+//! Stage of the pipeline (DESIGN.md): `traffic` gives arrivals, `perf` turns workload × hardware
+//! into a [`ServerModel`] with plain numbers, and this module plays the requests through the fleet
+//! and returns latency, utilization and queue statistics as a [`SimReport`]. `capacity` calls it
+//! once per candidate fleet size.
+//!
+//! # Using it
+//!
+//! ```
+//! use tco_sim::sim::{self, Dispatch, FleetSpec, RunSpec, ServerModel, ServiceDist};
+//!
+//! // M/M/2: two single-slot units behind one FIFO queue, 80 % busy.
+//! let fleet = FleetSpec {
+//!     units: 2,
+//!     server: ServerModel::Slots { slots: 1, service: ServiceDist::Exponential { mean_s: 0.010 } },
+//!     dispatch: Dispatch::SharedQueue,
+//!     queue_cap: None,
+//!     timeout_s: None,
+//! };
+//! let run = RunSpec { warmup_s: 1.0, replications: 2, seed: 7 };
+//! let report = sim::simulate(&fleet, &run, |rep| {
+//!     sim::PoissonArrivals::new(7, rep, 160.0, 20_000)
+//! })?;
+//! assert!(!report.unstable);
+//! assert!(report.little.relative_error < 0.05);
+//! # Ok::<(), tco_sim::sim::SimError>(())
+//! ```
+//!
+//! # How it works
+//!
+//! * Events are ordered by (integer nanosecond time, insertion sequence); ties fire first-in,
+//!   first-out. Arrivals are read lazily from the caller's iterator, one at a time, so memory does
+//!   not grow with the number of requests.
+//! * The fleet is a set of *stations*, each a FIFO queue with a pool of servers: one station over
+//!   the whole fleet for [`Dispatch::SharedQueue`], otherwise one station per unit, chosen at
+//!   arrival by the dispatcher. The server model decides what a server is (a slot, a core, a
+//!   device, a replica) and how long work takes. Join-shortest-queue compares every unit at each
+//!   arrival (O(units)); the other dispatchers are O(1).
+//! * Slots behind a shared queue (the FIFO M/G/c queue) are played by a recursion over requests
+//!   instead of events, with identical results and about 1.5× fewer instructions per request
+//!   ([`simulate_with`] and [`Engine`] choose explicitly).
+//! * Replications run in parallel with rayon, each with its own random streams
+//!   ([`crate::rng::stream`]); results are merged in replication order, so the report is the same
+//!   bit for bit at any thread count.
+//! * An overloaded fleet never hangs or exhausts memory: when more than [`QUEUE_GUARD`] requests
+//!   wait at once (or [`IN_SYSTEM_GUARD`] are inside) the replication stops and the report is
+//!   flagged [`SimReport::unstable`].
+
+mod arrivals;
+mod batching;
+mod continuous;
+mod engine;
+mod event;
+mod fast;
+mod service;
+mod shared_bandwidth;
+mod slots;
+mod stats;
+mod validate;
+
+use serde::Serialize;
+
+use crate::traffic::Request;
+
+pub use arrivals::{DeterministicArrivals, PoissonArrivals};
+pub use stats::{
+    CdfPoint, Counts, Estimate, LatencyStats, LittleCheck, QueueStats, SimReport, UnitStats,
+};
+
+/// Above this many requests waiting at once (over the whole fleet) a replication is stopped and
+/// reported unstable. 2^20 requests of 16 bytes is 16 MiB of queue: far beyond any queue that
+/// meets a latency contract, and small enough that an overloaded fleet cannot exhaust memory.
+pub const QUEUE_GUARD: usize = 1 << 20;
+
+/// Above this many requests in the system at once (waiting or in service) a replication is
+/// likewise stopped: continuous batching can hold many sequences in service without a queue, and
+/// this bounds their memory too. 4·2^20 is three times the cores of a 10 000-server fleet of
+/// 128-core CPUs.
+pub const IN_SYSTEM_GUARD: usize = 4 << 20;
+
+/// Largest `max_batch` accepted: 65 536 sequences or items, beyond any serving stack's batch
+/// (vLLM's default `max_num_seqs` is 256) and small enough that one batch fits in memory.
+pub const MAX_BATCH: u32 = 1 << 16;
+
+/// Longest duration any time parameter may take \[s\]. Keeps every time in integer nanoseconds far
+/// from `u64` overflow (10^6 s is 11.6 days; 2^64 ns is 584 years).
+pub const MAX_DURATION_S: f64 = 1.0e6;
+
+/// A fleet: `units` identical units of one server model behind a dispatcher.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FleetSpec {
+    /// Number of units (servers, instances) in the fleet. At least 1.
+    pub units: u32,
+    /// What one unit is and how long work takes on it.
+    pub server: ServerModel,
+    /// How arriving requests are assigned to units.
+    pub dispatch: Dispatch,
+    /// Most requests that may wait in one queue (the shared queue, or each unit's queue); a
+    /// request arriving to a full queue is rejected and counted. `None`: unbounded. `Some(0)`
+    /// makes a loss system (a request that cannot start at once is rejected).
+    pub queue_cap: Option<u32>,
+    /// A request still waiting (not yet in service) this long after it arrived is dropped and
+    /// counted \[s\]. `None`: requests wait forever.
+    pub timeout_s: Option<f64>,
+}
+
+/// How a run is played: warm-up, replications and the seed of every random stream.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSpec {
+    /// Requests arriving before this time are simulated but not counted \[s\].
+    pub warmup_s: f64,
+    /// Independent replications (each with its own random streams). At least 1; at least 2 give
+    /// confidence intervals.
+    pub replications: u32,
+    /// Seed of every random stream of the run.
+    pub seed: u64,
+}
+
+/// What one unit is and how long work takes on it. `perf` builds this from workload × hardware;
+/// the simulator only needs the plain numbers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ServerModel {
+    /// `slots` identical FIFO servers per unit, each serving one request at a time with a service
+    /// time drawn from `service` (the classic M/G/c queue).
+    Slots {
+        /// Servers per unit.
+        slots: u32,
+        /// Service-time distribution of one request.
+        service: ServiceDist,
+    },
+    /// A many-core CPU: each core serves one request, and the cores of a chip share memory
+    /// bandwidth. With k cores of a chip busy, a request alone would take `time_at_busy_s[k-1]`
+    /// seconds; it progresses at rate 1/t(k) of its work while k changes under it.
+    SharedBandwidth {
+        /// Chips (sockets) per unit.
+        chips: u32,
+        /// Cores per chip; one request per core.
+        cores_per_chip: u32,
+        /// Service time of one request when k cores of its chip are busy, for k = 1..=cores \[s\].
+        /// Exactly `cores_per_chip` entries.
+        time_at_busy_s: Vec<f64>,
+    },
+    /// Accelerators with dynamic batching: a free device takes up to `max_batch` waiting requests;
+    /// with fewer waiting it waits until the oldest has waited `window_s` (or the batch fills).
+    Batching {
+        /// Devices per unit, each running one batch at a time.
+        devices: u32,
+        /// Largest batch.
+        max_batch: u32,
+        /// Longest the oldest waiting request is held for a fuller batch \[s\]. 0: never wait.
+        window_s: f64,
+        /// Time to run a batch of b requests, for b = 1..=max_batch \[s\]; already padded to the
+        /// compiled shapes by `perf`. Exactly `max_batch` entries.
+        batch_time_s: Vec<f64>,
+    },
+    /// Generative models served with iteration-level (continuous) batching, vLLM/Orca style.
+    ///
+    /// Each replica runs iterations back to back while it has work. At the start of an iteration
+    /// it admits waiting requests in FIFO order while `running < max_batch` and the KV cache has
+    /// room. Admission *reserves the request's full context* (`input_tokens + output_tokens`) so
+    /// a running sequence never has to be preempted; this is conservative against paged
+    /// allocators that grow the reservation token by token. An iteration prefills the newly
+    /// admitted prompts and runs one decode step for every sequence already running; a request's
+    /// first token comes at the end of the iteration that prefilled it, then one token per
+    /// iteration, and it completes with its last token. A request with `output_tokens == 0` is
+    /// treated as generating one token. A request whose context exceeds the KV capacity can never
+    /// run and is rejected at arrival.
+    ContinuousBatching {
+        /// Model replicas per unit (each one batch of sequences).
+        replicas: u32,
+        /// Most sequences running at once on a replica.
+        max_batch: u32,
+        /// KV-cache capacity of a replica \[tokens\].
+        kv_capacity_tokens: u64,
+        /// Time of one iteration.
+        cost: IterationCost,
+    },
+}
+
+/// Service-time distribution of one request on one slot.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub enum ServiceDist {
+    /// Exponential with mean `mean_s` \[s\] (the M in M/M/c).
+    Exponential {
+        /// Mean \[s\].
+        mean_s: f64,
+    },
+    /// Always `s` \[s\] (the D in M/D/1).
+    Deterministic {
+        /// Service time \[s\].
+        s: f64,
+    },
+    /// Log-normal with mean `mean_s` \[s\] and coefficient of variation `cv` (std / mean).
+    LogNormal {
+        /// Mean \[s\].
+        mean_s: f64,
+        /// Standard deviation over mean; 0 is deterministic.
+        cv: f64,
+    },
+    /// Measured service times, each drawn with equal probability \[s\].
+    Empirical {
+        /// The samples \[s\].
+        samples_s: Vec<f64>,
+    },
+}
+
+/// Time of one continuous-batching iteration, a roofline of compute against memory traffic:
+///
+/// ```text
+/// t_iter = fixed_s + max( P·prefill_s_per_token + D·decode_compute_s_per_seq,
+///                         weight_read_s + K·kv_read_s_per_token )
+/// ```
+///
+/// with P the prompt tokens prefilled in this iteration, D the sequences taking a decode step and
+/// K the context tokens (prompt + generated so far) of every sequence in the batch, whose KV
+/// cache the attention reads. Units: seconds. After Williams, Waterman & Patterson, "Roofline",
+/// CACM 52(4), 2009; iteration-level scheduling after Yu et al., "Orca", OSDI 2022.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct IterationCost {
+    /// Per-iteration overhead (launch, scheduling) \[s\].
+    pub fixed_s: f64,
+    /// Compute time per prompt token prefilled \[s/token\].
+    pub prefill_s_per_token: f64,
+    /// Compute time of one decode step per sequence \[s\].
+    pub decode_compute_s_per_seq: f64,
+    /// Time to read all weights once \[s\].
+    pub weight_read_s: f64,
+    /// Time to read the KV cache of one context token \[s/token\].
+    pub kv_read_s_per_token: f64,
+}
+
+/// How an arriving request is assigned to a unit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Dispatch {
+    /// One FIFO queue for the whole fleet; whichever unit frees first takes the oldest request.
+    SharedQueue,
+    /// The unit with the fewest requests in it (waiting + in service); ties to the lowest index.
+    JoinShortestQueue,
+    /// Units in turn, regardless of load.
+    RoundRobin,
+    /// Two distinct units at random (stream [`crate::rng::streams::DISPATCH`]); the one with fewer
+    /// requests in it, ties to the first drawn (Mitzenmacher, "The power of two choices in
+    /// randomized load balancing", IEEE TPDS 12(10), 2001).
+    PowerOfTwoChoices,
+}
+
+/// Which implementation plays a run. Both give the same latencies request for request (see
+/// [`simulate_with`]); the choice only exists so the general engine can be tested and
+/// benchmarked on the fleets the fast path would take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Engine {
+    /// The fast FIFO recursion for slots behind a shared queue, the event engine otherwise.
+    Auto,
+    /// Always the event engine.
+    General,
+}
+
+/// A fleet or run the simulator cannot play. Messages name the field, the bad value and what is
+/// valid.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SimError {
+    /// A count that must be at least 1 is zero.
+    #[error("{field}: must be at least 1, got 0")]
+    Zero {
+        /// Dotted field name.
+        field: &'static str,
+    },
+    /// A time or cost that is NaN, infinite, negative or too large.
+    #[error("{field}: {value} is not valid; {valid}")]
+    BadNumber {
+        /// Dotted field name.
+        field: String,
+        /// The offending value.
+        value: f64,
+        /// What is valid.
+        valid: &'static str,
+    },
+    /// A table whose length does not match the count it describes.
+    #[error("{field}: has {len} entries, needs exactly {expected} ({why})")]
+    TableLength {
+        /// Dotted field name.
+        field: &'static str,
+        /// Entries given.
+        len: usize,
+        /// Entries needed.
+        expected: usize,
+        /// Which count fixes the length.
+        why: &'static str,
+    },
+    /// The batching window is not shorter than the timeout, so every held request would time out.
+    #[error(
+        "timeout_s: {timeout_s} s must be longer than server.window_s ({window_s} s), or requests held for a batch time out"
+    )]
+    WindowNotBelowTimeout {
+        /// The batching window \[s\].
+        window_s: f64,
+        /// The request timeout \[s\].
+        timeout_s: f64,
+    },
+    /// A count above what the simulator accepts.
+    #[error("{field}: {value} is more than the {max} allowed")]
+    TooLarge {
+        /// Dotted field name.
+        field: &'static str,
+        /// The value given.
+        value: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// The fleet has more servers than the simulator holds state for.
+    #[error("fleet: {servers} servers in total is too many; at most {max}")]
+    FleetTooLarge {
+        /// Servers (slots, cores, devices, replicas) over all units.
+        servers: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// The arrivals iterator went back in time.
+    #[error(
+        "arrivals: request at {arrival_ns} ns came after one at {previous_ns} ns; arrivals must be sorted by time"
+    )]
+    ArrivalsOutOfOrder {
+        /// The out-of-order arrival \[ns\].
+        arrival_ns: u64,
+        /// The arrival before it \[ns\].
+        previous_ns: u64,
+    },
+}
+
+/// What happened to one request, from [`simulate_traced`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Outcome {
+    /// Served to completion.
+    Served,
+    /// Rejected at arrival because its queue was full.
+    RejectedQueueFull,
+    /// Rejected at arrival because its context can never fit the KV cache.
+    RejectedTooLarge,
+    /// Dropped from the queue after waiting `timeout_s`.
+    TimedOut,
+}
+
+/// The life of one request, from [`simulate_traced`]. Times in ns since the start of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Completion {
+    /// The request as it arrived.
+    pub request: Request,
+    /// What happened to it.
+    pub outcome: Outcome,
+    /// Unit that served it (`None` unless served).
+    pub unit: Option<u32>,
+    /// When service (or admission to a batch) began \[ns\]; equals `end_ns` unless served.
+    pub start_ns: u64,
+    /// When it left the system \[ns\].
+    pub end_ns: u64,
+    /// When its first token was emitted (continuous batching only) \[ns\].
+    pub first_token_ns: Option<u64>,
+}
+
+/// Simulate `fleet` under the arrivals that `arrivals(replication)` yields, `run.replications`
+/// times in parallel, and merge the statistics.
+///
+/// `arrivals` is called once per replication with the replication index and must yield requests
+/// sorted by `arrival_ns`; seed its randomness from [`crate::rng::stream`] with that index so
+/// replications are independent and reproducible. A replication ends when its iterator is
+/// exhausted and the requests in flight have drained, or early when more than [`QUEUE_GUARD`]
+/// requests wait at once (the report is then flagged unstable).
+///
+/// # Errors
+/// [`SimError`] when the fleet or run is not valid, or when arrivals are out of order.
+pub fn simulate<F, I>(fleet: &FleetSpec, run: &RunSpec, arrivals: F) -> Result<SimReport, SimError>
+where
+    F: Fn(u64) -> I + Sync,
+    I: Iterator<Item = Request>,
+{
+    simulate_with(fleet, run, Engine::Auto, arrivals)
+}
+
+/// [`simulate`] with a choice of implementation.
+///
+/// [`Engine::Auto`] plays [`ServerModel::Slots`] behind [`Dispatch::SharedQueue`] (the FIFO
+/// M/G/c queue) with a recursion over requests, about twice as fast as the event engine, and
+/// every other fleet with the event engine. The recursion draws the same random numbers in the
+/// same order, so latency, queueing and service statistics are identical; the only possible
+/// difference is when an arrival and a completion fall on the same nanosecond while a queue cap
+/// or timeout is in force (the engine orders them by insertion, the recursion counts the server
+/// as free). A replication that trips the queue guard is replayed by the engine, so unstable
+/// reports are the engine's.
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_with<F, I>(
+    fleet: &FleetSpec,
+    run: &RunSpec,
+    engine: Engine,
+    arrivals: F,
+) -> Result<SimReport, SimError>
+where
+    F: Fn(u64) -> I + Sync,
+    I: Iterator<Item = Request>,
+{
+    validate::fleet(fleet)?;
+    validate::run(run)?;
+    engine::simulate(fleet, run, engine, arrivals)
+}
+
+/// Simulate one replication and return the life of every request, in the order they left the
+/// system. For small runs and exact tests: memory grows with the number of requests.
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_traced<I>(
+    fleet: &FleetSpec,
+    seed: u64,
+    arrivals: I,
+) -> Result<Vec<Completion>, SimError>
+where
+    I: IntoIterator<Item = Request>,
+{
+    validate::fleet(fleet)?;
+    engine::simulate_traced(fleet, seed, arrivals.into_iter())
+}

@@ -1,0 +1,231 @@
+//! Checks a [`FleetSpec`] and a [`RunSpec`] once, before any event runs, so the engine can trust
+//! every number (no NaN, no zero-sized pools, tables as long as the counts they describe).
+
+use super::{
+    FleetSpec, IterationCost, MAX_BATCH, MAX_DURATION_S, RunSpec, ServerModel, ServiceDist,
+    SimError,
+};
+
+/// Most servers (slots, cores, devices or replicas) over a whole fleet, 4 194 304: far above any
+/// fleet anyone buys (10 000 servers × 128 cores is 1.3 M), and small enough that per-server
+/// state (tens of bytes each) stays within a few hundred MB.
+pub(crate) const MAX_SERVERS: u64 = 1 << 22;
+
+/// A duration that must be finite, > 0 and at most [`MAX_DURATION_S`].
+fn positive(field: impl Into<String>, value: f64) -> Result<(), SimError> {
+    if value.is_finite() && value > 0.0 && value <= MAX_DURATION_S {
+        Ok(())
+    } else {
+        Err(SimError::BadNumber {
+            field: field.into(),
+            value,
+            valid: "must be a finite number of seconds > 0 and at most 1e6",
+        })
+    }
+}
+
+/// A duration that must be finite, >= 0 and at most [`MAX_DURATION_S`].
+fn non_negative(field: impl Into<String>, value: f64) -> Result<(), SimError> {
+    if value.is_finite() && (0.0..=MAX_DURATION_S).contains(&value) {
+        Ok(())
+    } else {
+        Err(SimError::BadNumber {
+            field: field.into(),
+            value,
+            valid: "must be a finite number of seconds >= 0 and at most 1e6",
+        })
+    }
+}
+
+fn batch_limit(field: &'static str, value: u32) -> Result<(), SimError> {
+    at_least_one(field, u64::from(value))?;
+    if value > MAX_BATCH {
+        return Err(SimError::TooLarge {
+            field,
+            value: u64::from(value),
+            max: u64::from(MAX_BATCH),
+        });
+    }
+    Ok(())
+}
+
+fn at_least_one(field: &'static str, value: u64) -> Result<(), SimError> {
+    if value == 0 {
+        Err(SimError::Zero { field })
+    } else {
+        Ok(())
+    }
+}
+
+fn table(
+    field: &'static str,
+    t: &[f64],
+    expected: usize,
+    why: &'static str,
+) -> Result<(), SimError> {
+    if t.len() != expected {
+        return Err(SimError::TableLength {
+            field,
+            len: t.len(),
+            expected,
+            why,
+        });
+    }
+    for (i, &v) in t.iter().enumerate() {
+        positive(format!("{field}[{i}]"), v)?;
+    }
+    Ok(())
+}
+
+fn service(d: &ServiceDist) -> Result<(), SimError> {
+    match d {
+        ServiceDist::Exponential { mean_s } => positive("server.service.mean_s", *mean_s),
+        ServiceDist::Deterministic { s } => positive("server.service.s", *s),
+        ServiceDist::LogNormal { mean_s, cv } => {
+            positive("server.service.mean_s", *mean_s)?;
+            // A cv above 100 puts almost all the mass near 0 and the mean in a vanishing tail;
+            // nothing measured looks like that.
+            if cv.is_finite() && (0.0..=100.0).contains(cv) {
+                Ok(())
+            } else {
+                Err(SimError::BadNumber {
+                    field: "server.service.cv".into(),
+                    value: *cv,
+                    valid: "must be a finite ratio in 0..=100",
+                })
+            }
+        }
+        ServiceDist::Empirical { samples_s } => {
+            if samples_s.is_empty() {
+                return Err(SimError::TableLength {
+                    field: "server.service.samples_s",
+                    len: 0,
+                    expected: 1,
+                    why: "at least one measured sample",
+                });
+            }
+            for (i, &v) in samples_s.iter().enumerate() {
+                non_negative(format!("server.service.samples_s[{i}]"), v)?;
+            }
+            if samples_s.iter().all(|&v| v == 0.0) {
+                return Err(SimError::BadNumber {
+                    field: "server.service.samples_s".into(),
+                    value: 0.0,
+                    valid: "at least one sample must be > 0",
+                });
+            }
+            Ok(())
+        }
+    }
+}
+
+fn iteration_cost(c: &IterationCost) -> Result<(), SimError> {
+    non_negative("server.cost.fixed_s", c.fixed_s)?;
+    non_negative("server.cost.prefill_s_per_token", c.prefill_s_per_token)?;
+    non_negative(
+        "server.cost.decode_compute_s_per_seq",
+        c.decode_compute_s_per_seq,
+    )?;
+    non_negative("server.cost.weight_read_s", c.weight_read_s)?;
+    non_negative("server.cost.kv_read_s_per_token", c.kv_read_s_per_token)?;
+    // Every iteration must take time, or a replica could emit tokens without time passing.
+    if c.fixed_s + c.weight_read_s <= 0.0 {
+        return Err(SimError::BadNumber {
+            field: "server.cost.fixed_s + server.cost.weight_read_s".into(),
+            value: c.fixed_s + c.weight_read_s,
+            valid: "must be > 0 so that every iteration takes time",
+        });
+    }
+    Ok(())
+}
+
+/// Servers per unit of a model (slots, cores, devices, replicas).
+pub(crate) fn servers_per_unit(m: &ServerModel) -> u64 {
+    match m {
+        ServerModel::Slots { slots, .. } => u64::from(*slots),
+        ServerModel::SharedBandwidth {
+            chips,
+            cores_per_chip,
+            ..
+        } => u64::from(*chips) * u64::from(*cores_per_chip),
+        ServerModel::Batching { devices, .. } => u64::from(*devices),
+        ServerModel::ContinuousBatching { replicas, .. } => u64::from(*replicas),
+    }
+}
+
+/// Check a fleet.
+pub(crate) fn fleet(f: &FleetSpec) -> Result<(), SimError> {
+    at_least_one("units", u64::from(f.units))?;
+    match &f.server {
+        ServerModel::Slots { slots, service: d } => {
+            at_least_one("server.slots", u64::from(*slots))?;
+            service(d)?;
+        }
+        ServerModel::SharedBandwidth {
+            chips,
+            cores_per_chip,
+            time_at_busy_s,
+        } => {
+            at_least_one("server.chips", u64::from(*chips))?;
+            at_least_one("server.cores_per_chip", u64::from(*cores_per_chip))?;
+            table(
+                "server.time_at_busy_s",
+                time_at_busy_s,
+                *cores_per_chip as usize,
+                "one per number of busy cores, 1..=cores_per_chip",
+            )?;
+        }
+        ServerModel::Batching {
+            devices,
+            max_batch,
+            window_s,
+            batch_time_s,
+        } => {
+            at_least_one("server.devices", u64::from(*devices))?;
+            batch_limit("server.max_batch", *max_batch)?;
+            non_negative("server.window_s", *window_s)?;
+            table(
+                "server.batch_time_s",
+                batch_time_s,
+                *max_batch as usize,
+                "one per batch size, 1..=max_batch",
+            )?;
+            if let Some(t) = f.timeout_s
+                && t <= *window_s
+            {
+                return Err(SimError::WindowNotBelowTimeout {
+                    window_s: *window_s,
+                    timeout_s: t,
+                });
+            }
+        }
+        ServerModel::ContinuousBatching {
+            replicas,
+            max_batch,
+            kv_capacity_tokens,
+            cost,
+        } => {
+            at_least_one("server.replicas", u64::from(*replicas))?;
+            batch_limit("server.max_batch", *max_batch)?;
+            at_least_one("server.kv_capacity_tokens", *kv_capacity_tokens)?;
+            iteration_cost(cost)?;
+        }
+    }
+    if let Some(t) = f.timeout_s {
+        positive("timeout_s", t)?;
+    }
+    let servers = u64::from(f.units) * servers_per_unit(&f.server);
+    if servers > MAX_SERVERS {
+        return Err(SimError::FleetTooLarge {
+            servers,
+            max: MAX_SERVERS,
+        });
+    }
+    Ok(())
+}
+
+/// Check a run.
+pub(crate) fn run(r: &RunSpec) -> Result<(), SimError> {
+    at_least_one("run.replications", u64::from(r.replications))?;
+    non_negative("run.warmup_s", r.warmup_s)
+}

@@ -1,0 +1,128 @@
+//! Same seed, same numbers, at any thread count: every server model and dispatcher, run with 6
+//! replications on a 1-thread and a 4-thread rayon pool, must give byte-identical reports (JSON
+//! and Debug, so every f64 bit counts). And a different seed must give different numbers, or the
+//! test would pass for a simulator that ignored its seed.
+
+mod common;
+
+use common::{mgc, run};
+use tco_sim::sim::{
+    self, Dispatch, FleetSpec, IterationCost, PoissonArrivals, ServerModel, ServiceDist, SimReport,
+};
+
+fn fleets() -> Vec<FleetSpec> {
+    let base = mgc(
+        4,
+        ServiceDist::LogNormal {
+            mean_s: 0.01,
+            cv: 1.5,
+        },
+    );
+    vec![
+        base.clone(),
+        FleetSpec {
+            units: 4,
+            dispatch: Dispatch::PowerOfTwoChoices,
+            timeout_s: Some(0.05),
+            ..mgc(1, ServiceDist::Exponential { mean_s: 0.01 })
+        },
+        FleetSpec {
+            units: 3,
+            dispatch: Dispatch::JoinShortestQueue,
+            queue_cap: Some(5),
+            server: ServerModel::SharedBandwidth {
+                chips: 2,
+                cores_per_chip: 2,
+                time_at_busy_s: vec![0.004, 0.006],
+            },
+            ..base.clone()
+        },
+        FleetSpec {
+            units: 2,
+            dispatch: Dispatch::RoundRobin,
+            server: ServerModel::Batching {
+                devices: 1,
+                max_batch: 4,
+                window_s: 0.002,
+                batch_time_s: vec![0.004, 0.005, 0.006, 0.007],
+            },
+            ..base.clone()
+        },
+        FleetSpec {
+            units: 2,
+            server: ServerModel::ContinuousBatching {
+                replicas: 1,
+                max_batch: 8,
+                kv_capacity_tokens: 4000,
+                cost: IterationCost {
+                    fixed_s: 0.0005,
+                    prefill_s_per_token: 0.000_01,
+                    decode_compute_s_per_seq: 0.0001,
+                    weight_read_s: 0.002,
+                    kv_read_s_per_token: 0.000_001,
+                },
+            },
+            ..base
+        },
+    ]
+}
+
+fn simulate(fleet: &FleetSpec, seed: u64, threads: usize) -> SimReport {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    pool.install(|| {
+        sim::simulate(fleet, &run(0.5, 6, seed), |rep| {
+            PoissonArrivals::new(seed, rep, 300.0, 5_000).with_tokens(200, 20)
+        })
+    })
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn reports_are_byte_identical_at_1_and_4_threads() {
+    for fleet in fleets() {
+        let one = simulate(&fleet, 42, 1);
+        let four = simulate(&fleet, 42, 4);
+        let json_one = serde_json::to_string(&one).unwrap_or_else(|e| panic!("{e}"));
+        let json_four = serde_json::to_string(&four).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(json_one, json_four, "{:?}", fleet.server);
+        assert_eq!(format!("{one:?}"), format!("{four:?}"));
+        assert!(one.counts.completed > 0);
+        let other = simulate(&fleet, 43, 1);
+        assert_ne!(
+            serde_json::to_string(&other).unwrap_or_default(),
+            json_one,
+            "{:?}",
+            fleet.server
+        );
+    }
+}
+
+/// More replications than one parallel chunk (64): merging chunk by chunk must still be
+/// independent of the thread count, and the confidence interval must narrow as replications
+/// are added (by about √(130/10) ≈ 3.6).
+#[test]
+fn many_replications_merge_identically_and_narrow_the_interval() {
+    let fleet = mgc(2, ServiceDist::Exponential { mean_s: 0.01 });
+    let go = |reps, threads| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        pool.install(|| {
+            sim::simulate(&fleet, &run(0.0, reps, 3), |rep| {
+                PoissonArrivals::new(3, rep, 150.0, 2_000)
+            })
+        })
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let one = go(130, 1);
+    assert_eq!(format!("{one:?}"), format!("{:?}", go(130, 4)));
+    assert_eq!(one.replications, 130);
+    assert_eq!(one.counts.arrived, 130 * 2_000);
+    let wide = go(10, 2).latency.p99.ci95_half_width_s.unwrap_or(0.0);
+    let narrow = one.latency.p99.ci95_half_width_s.unwrap_or(f64::INFINITY);
+    assert!(narrow < wide / 2.0, "{narrow} vs {wide}");
+}
