@@ -51,6 +51,7 @@ fn main() {
         warmup_s: 0.0,
         replications: 1,
         seed: 1,
+        quantiles: vec![],
     };
     // One replication runs on one rayon worker; a 1-thread pool keeps it that way.
     let pool = match rayon::ThreadPoolBuilder::new().num_threads(1).build() {

@@ -50,7 +50,7 @@ fn load_scenario(path: &Path, global: &GlobalArgs) -> Result<Scenario> {
     Ok(s)
 }
 
-/// Plan and cost a scenario: the answer a planner takes to the meeting.
+/// Plan and cost a scenario with the analytic utilization bound only (no simulation).
 pub fn plan(scenario: &Scenario) -> Result<RunResults> {
     let tiers = results::analytic_tiers(scenario)?;
     Ok(results::assemble(
@@ -58,6 +58,77 @@ pub fn plan(scenario: &Scenario) -> Result<RunResults> {
         tiers,
         "analytic (utilization bound)",
     ))
+}
+
+/// Plan and cost a scenario, sizing every fleet by simulation: the answer a planner takes to
+/// the meeting. `progress` draws a bar on stderr for runs longer than a second.
+pub fn plan_simulated(scenario: &Scenario, progress: bool) -> Result<RunResults> {
+    let bar = Progress::new(progress);
+    let tiers = crate::capacity::search::plan_all(
+        scenario,
+        scenario.simulation.replications,
+        &|done, total| bar.tick(done, total),
+    )?;
+    bar.finish();
+    let method = format!(
+        "simulated ({} replications of a {} s design window per fleet size, {})",
+        scenario.simulation.replications,
+        scenario.simulation.window_s,
+        match scenario.simulation.dispatch {
+            scenario::DispatchPolicy::SharedQueue => "one shared queue",
+            scenario::DispatchPolicy::JoinShortestQueue => "join-shortest-queue balancing",
+            scenario::DispatchPolicy::RoundRobin => "round-robin balancing",
+            scenario::DispatchPolicy::PowerOfTwo => "power-of-two-choices balancing",
+        }
+    );
+    Ok(results::assemble(scenario, tiers, &method))
+}
+
+/// An indicatif bar that stays hidden until the work has taken a second, so quick runs print
+/// nothing extra; indicatif draws it only on a terminal.
+struct Progress {
+    bar: Option<indicatif::ProgressBar>,
+    start: std::time::Instant,
+    shown: std::sync::atomic::AtomicBool,
+}
+
+impl Progress {
+    fn new(enabled: bool) -> Progress {
+        let bar = enabled.then(|| {
+            let b = indicatif::ProgressBar::with_draw_target(
+                None,
+                indicatif::ProgressDrawTarget::hidden(),
+            );
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "planning {bar:30} {pos}/{len} tier-years {elapsed}",
+            ) {
+                b.set_style(style);
+            }
+            b
+        });
+        Progress {
+            bar,
+            start: std::time::Instant::now(),
+            shown: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    fn tick(&self, done: usize, total: usize) {
+        let Some(b) = &self.bar else { return };
+        b.set_length(total as u64);
+        b.set_position(done as u64);
+        if self.start.elapsed().as_secs_f64() > 1.0
+            && !self.shown.swap(true, std::sync::atomic::Ordering::Relaxed)
+        {
+            b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
 }
 
 fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
@@ -68,8 +139,15 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
             )
             .into());
     };
-    let scenario = load_scenario(path, global)?;
-    let results = plan(&scenario)?;
+    let mut scenario = load_scenario(path, global)?;
+    if let Some(r) = args.replications {
+        scenario.simulation.replications = r.max(1);
+    }
+    let results = if args.analytic {
+        plan(&scenario)?
+    } else {
+        plan_simulated(&scenario, !global.quiet && global.format == Format::Table)?
+    };
     let written = if args.no_report {
         vec![]
     } else {

@@ -7,6 +7,8 @@
 //! design window (the busiest stretch of the year, `simulation.window_s` long). It is a lower
 //! bound on what the simulated plan needs, and is always shown beside it.
 
+pub mod search;
+
 use serde::Serialize;
 
 use crate::cost::FleetYear;
@@ -47,7 +49,16 @@ pub struct LatencyAtPlan {
     /// The SLO percentile's value and its 95 % confidence half-width.
     pub slo_percentile_s: f64,
     pub slo_ci95_s: Option<f64>,
+    /// Mean busy fraction of the fleet over the design window.
     pub utilization: f64,
+    /// Generative workloads: p99 time to first token and median time per output token [s].
+    pub ttft_p99_s: Option<f64>,
+    pub tpot_p50_s: Option<f64>,
+    /// |L − λW| / λW of the design run (Little's law, checked on every run).
+    pub little_relative_error: f64,
+    /// The latency CDF of the design run as (latency [s], quantile).
+    #[serde(skip)]
+    pub cdf: Vec<(f64, f64)>,
 }
 
 /// The plan of one tier for one year.

@@ -18,6 +18,7 @@ use crate::hardware::{Batching, DeploymentOption, Precision, Profile, ProfileSea
 use crate::input::{InputError, NumberCheck, SourceFile, closest};
 use crate::traffic::TrafficSpec;
 use crate::workload::{self, ClassicModel, GenerativeModel, TokenCount, Workload};
+pub use file::DispatchPolicy;
 use file::{CostsFile, ScenarioFile, SimulationFile, TierFile, WorkloadFile};
 
 /// The latency contract.
@@ -54,6 +55,8 @@ pub struct Tier {
     /// All-in power and cooling per unit-hour, replacing the energy model.
     pub energy_override: Option<Cited>,
     pub batching: Batching,
+    /// How often an autoscaled cloud fleet may change size [hours].
+    pub autoscale_interval_h: u32,
 }
 
 /// Cost assumptions, each cited (a default's source, or the scenario line that set it).
@@ -79,6 +82,7 @@ pub struct SimulationSettings {
     pub window_s: f64,
     pub warmup_s: f64,
     pub max_units: u32,
+    pub dispatch: DispatchPolicy,
 }
 
 impl Default for SimulationSettings {
@@ -88,6 +92,7 @@ impl Default for SimulationSettings {
             window_s: 600.0,
             warmup_s: 60.0,
             max_units: 10_000,
+            dispatch: DispatchPolicy::JoinShortestQueue,
         }
     }
 }
@@ -913,6 +918,10 @@ fn validate_tier(
         src.error(&t.profile, field("profile"), e.message.clone())
             .with_help(e.help.clone().unwrap_or_default())
     })?;
+    let autoscale_interval_h = match &t.autoscale_interval_hours {
+        Some(h) => whole(src, h, &field("autoscale_interval_hours"), 1, 8760)?,
+        None => 1,
+    };
     Ok(Tier {
         name,
         profile,
@@ -921,6 +930,7 @@ fn validate_tier(
         precision,
         energy_override,
         batching,
+        autoscale_interval_h,
     })
 }
 
@@ -1125,6 +1135,9 @@ fn validate_simulation(
     }
     if let Some(m) = &s.max_units {
         out.max_units = whole(src, m, "simulation.max_units", 1, 1_000_000)?;
+    }
+    if let Some(d) = s.dispatch {
+        out.dispatch = d;
     }
     Ok(out)
 }

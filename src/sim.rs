@@ -18,7 +18,7 @@
 //!     queue_cap: None,
 //!     timeout_s: None,
 //! };
-//! let run = RunSpec { warmup_s: 1.0, replications: 2, seed: 7 };
+//! let run = RunSpec { warmup_s: 1.0, replications: 2, seed: 7, quantiles: vec![] };
 //! let report = sim::simulate(&fleet, &run, |rep| {
 //!     sim::PoissonArrivals::new(7, rep, 160.0, 20_000)
 //! })?;
@@ -115,6 +115,9 @@ pub struct RunSpec {
     pub replications: u32,
     /// Seed of every random stream of the run.
     pub seed: u64,
+    /// Quantiles in (0, 1) to report besides p50–p99.9 (e.g. 0.995 for an SLO on p99.5), in
+    /// [`LatencyStats::extra`].
+    pub quantiles: Vec<f64>,
 }
 
 /// What one unit is and how long work takes on it. `perf` builds this from workload × hardware;

@@ -128,7 +128,7 @@ impl Workload {
                 ("flops_per_item".into(), &model.flops_per_item),
                 ("parameters".into(), &model.parameters),
                 (
-                    "workload.activation_elements_per_item".into(),
+                    "activation_elements_per_item".into(),
                     &model.activation_elements_per_item,
                 ),
             ],

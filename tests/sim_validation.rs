@@ -267,3 +267,21 @@ fn arrivals_out_of_order_are_an_error() {
         other => panic!("expected ArrivalsOutOfOrder, got {other:?}"),
     }
 }
+
+#[test]
+fn quantiles_outside_0_1_are_rejected() {
+    let mut run = ok_run();
+    run.quantiles = vec![0.99, 1.0];
+    let fleet = FleetSpec {
+        units: 1,
+        server: ServerModel::Slots {
+            slots: 1,
+            service: exp(),
+        },
+        dispatch: Dispatch::SharedQueue,
+        queue_cap: None,
+        timeout_s: None,
+    };
+    let err = sim::simulate(&fleet, &run, |_| std::iter::empty()).unwrap_err();
+    assert!(err.to_string().contains("run.quantiles"), "{err}");
+}

@@ -142,6 +142,9 @@ pub struct TierFile {
     pub max_batch: Option<Spanned<i64>>,
     #[serde(default)]
     pub window_ms: Option<Spanned<f64>>,
+    /// How often an autoscaled cloud fleet may change size [hours] (default 1: hour by hour).
+    #[serde(default)]
+    pub autoscale_interval_hours: Option<Spanned<i64>>,
 }
 
 /// Cost assumptions; every one has a cited default.
@@ -190,4 +193,22 @@ pub struct SimulationFile {
     /// Upper bound on units tried per tier and year.
     #[serde(default)]
     pub max_units: Option<Spanned<i64>>,
+    /// How the load balancer assigns requests to units.
+    #[serde(default)]
+    pub dispatch: Option<DispatchPolicy>,
+}
+
+/// The load balancer in front of a fleet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum DispatchPolicy {
+    /// One queue for the whole fleet (an idealised balancer; the best case).
+    SharedQueue,
+    /// The unit with the fewest requests in it (least outstanding requests).
+    #[default]
+    JoinShortestQueue,
+    /// Units in turn.
+    RoundRobin,
+    /// The less loaded of two units drawn at random.
+    PowerOfTwo,
 }

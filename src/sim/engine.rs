@@ -610,6 +610,7 @@ where
     let mut merger = Merger::new(
         shape,
         matches!(fleet.server, ServerModel::ContinuousBatching { .. }),
+        &run.quantiles,
     );
     // Replications run in parallel a chunk at a time and are merged in index order: memory
     // holds one chunk of histograms (~1 MB each) however many replications are asked for.

@@ -47,6 +47,9 @@ pub struct LatencyStats {
     pub p99: Estimate,
     /// 99.9th percentile.
     pub p999: Estimate,
+    /// The extra quantiles asked for in [`RunSpec::quantiles`](crate::sim::RunSpec::quantiles),
+    /// as (quantile, estimate), in the order asked.
+    pub extra: Vec<(f64, Estimate)>,
     /// Smallest value (exact) \[s\].
     pub min_s: f64,
     /// Largest value (exact) \[s\].
@@ -319,16 +322,20 @@ fn ci95_half_width(xs: &[f64]) -> Option<f64> {
     h.is_finite().then_some(h)
 }
 
-/// Per replication: the [`QUANTILES`] then the mean [s], for the confidence intervals.
-type RepSummary = [f64; 6];
+/// Per replication: the [`QUANTILES`], the mean, then the extra quantiles \[s\], for the
+/// confidence intervals.
+type RepSummary = Vec<f64>;
 
-fn summary(d: &Durations) -> RepSummary {
-    let q = d.quantiles_s(&QUANTILES);
-    [q[0], q[1], q[2], q[3], q[4], d.mean_s()]
+fn summary(d: &Durations, extra: &[f64]) -> RepSummary {
+    let mut v = d.quantiles_s(&QUANTILES);
+    v.push(d.mean_s());
+    v.extend(d.quantiles_s(extra));
+    v
 }
 
-fn latency_stats(merged: &Durations, per_rep: &[RepSummary]) -> LatencyStats {
+fn latency_stats(merged: &Durations, per_rep: &[RepSummary], extra: &[f64]) -> LatencyStats {
     let values = merged.quantiles_s(&QUANTILES);
+    let extra_values = merged.quantiles_s(extra);
     let est = |i: usize, value_s: f64| Estimate {
         value_s,
         ci95_half_width_s: ci95_half_width(&per_rep.iter().map(|q| q[i]).collect::<Vec<_>>()),
@@ -342,6 +349,12 @@ fn latency_stats(merged: &Durations, per_rep: &[RepSummary]) -> LatencyStats {
         p95: est(2, values[2]),
         p99: est(3, values[3]),
         p999: est(4, values[4]),
+        extra: extra
+            .iter()
+            .zip(extra_values)
+            .enumerate()
+            .map(|(i, (&q, v))| (q, est(6 + i, v)))
+            .collect(),
         min_s: if count == 0 {
             0.0
         } else {
@@ -373,23 +386,25 @@ fn ratio(num: f64, den: f64) -> f64 {
 struct Merged {
     all: Durations,
     per_rep: Vec<RepSummary>,
+    extra: Vec<f64>,
 }
 
 impl Merged {
-    fn new() -> Self {
+    fn new(extra: &[f64]) -> Self {
         Merged {
             all: Durations::new(),
             per_rep: Vec::new(),
+            extra: extra.to_vec(),
         }
     }
 
     fn add(&mut self, d: &Durations) {
         self.all.merge(d);
-        self.per_rep.push(summary(d));
+        self.per_rep.push(summary(d, &self.extra));
     }
 
     fn stats(&self) -> LatencyStats {
-        latency_stats(&self.all, &self.per_rep)
+        latency_stats(&self.all, &self.per_rep, &self.extra)
     }
 }
 
@@ -417,7 +432,8 @@ pub(crate) struct Merger {
 }
 
 impl Merger {
-    pub fn new(shape: FleetShape, tokens: bool) -> Self {
+    pub fn new(shape: FleetShape, tokens: bool, extra_quantiles: &[f64]) -> Self {
+        let merged = || Merged::new(extra_quantiles);
         Merger {
             reps: 0,
             window_s: 0.0,
@@ -430,11 +446,11 @@ impl Merger {
                 timed_out: 0,
                 unfinished: 0,
             },
-            latency: Merged::new(),
-            queueing: Merged::new(),
-            service: Merged::new(),
-            ttft: tokens.then(Merged::new),
-            tpot: tokens.then(Merged::new),
+            latency: merged(),
+            queueing: merged(),
+            service: merged(),
+            ttft: tokens.then(merged),
+            tpot: tokens.then(merged),
             busy: vec![0; shape.units as usize],
             area_n_s: 0.0,
             area_q_s: 0.0,

@@ -227,5 +227,14 @@ pub(crate) fn fleet(f: &FleetSpec) -> Result<(), SimError> {
 /// Check a run.
 pub(crate) fn run(r: &RunSpec) -> Result<(), SimError> {
     at_least_one("run.replications", u64::from(r.replications))?;
+    for &q in &r.quantiles {
+        if !(q > 0.0 && q < 1.0) {
+            return Err(SimError::BadNumber {
+                field: "run.quantiles".into(),
+                value: q,
+                valid: "must be a quantile strictly between 0 and 1",
+            });
+        }
+    }
     non_negative("run.warmup_s", r.warmup_s)
 }

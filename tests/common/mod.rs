@@ -78,6 +78,7 @@ pub fn run(warmup_s: f64, replications: u32, seed: u64) -> RunSpec {
         warmup_s,
         replications,
         seed,
+        quantiles: vec![],
     }
 }
 

@@ -1,0 +1,514 @@
+//! The simulated capacity plan: the smallest fleet of a tier whose simulated SLO percentile meets
+//! the bound on the design traffic of each year.
+//!
+//! Evaluating a fleet ([`evaluate`]) is kept apart from choosing the next size to try
+//! ([`search_year`]): the search starts at the utilization bound — a lower bound, since no
+//! smaller fleet can carry the design traffic within the planned utilization — and grows by half
+//! its size until the SLO is met, then bisects down to the smallest size that meets it. It
+//! reports why it stopped: met, capacity cap, unstable, or infeasible (the service time alone
+//! exceeds the bound). Latency falls as units are added (DESIGN.md, Capacity plan), which is
+//! what makes bisection valid; every size tried keeps the same random numbers (common random
+//! numbers), so the comparison between sizes is not blurred by sampling noise.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rand::RngExt;
+use rand_distr::{Distribution, LogNormal};
+use rayon::prelude::*;
+
+use super::{CapacityYear, LatencyAtPlan, StopReason, units_for};
+use crate::cost::FleetYear;
+use crate::perf::ServicePlan;
+use crate::results::{LoadPoint, TierResultInput};
+use crate::rng;
+use crate::scenario::{Scenario, Tier};
+use crate::sim::{
+    self, Dispatch, FleetSpec, IterationCost, RunSpec, ServerModel, SimError, SimReport,
+};
+use crate::traffic::Request;
+use crate::workload::{TokenCount, Workload};
+
+/// The simulator's model of one unit of a tier, from its service plan.
+pub fn server_model(plan: &ServicePlan) -> ServerModel {
+    match plan {
+        ServicePlan::Classic(p) if p.kind == crate::hardware::UnitKind::Cpu => {
+            ServerModel::SharedBandwidth {
+                chips: p.slots / p.cores_per_chip.max(1),
+                cores_per_chip: p.cores_per_chip,
+                time_at_busy_s: p.time_at_busy_s.clone(),
+            }
+        }
+        ServicePlan::Classic(p) => ServerModel::Batching {
+            devices: p.slots,
+            max_batch: p.batching.max_batch,
+            window_s: p.batching.window_s,
+            batch_time_s: p.batch_time_s.clone(),
+        },
+        ServicePlan::Generative(p) => ServerModel::ContinuousBatching {
+            replicas: p.replicas_per_unit,
+            max_batch: p.max_batch,
+            kv_capacity_tokens: p.kv_capacity_tokens,
+            cost: IterationCost {
+                fixed_s: p.fixed_s,
+                prefill_s_per_token: p.prefill_s_per_token,
+                decode_compute_s_per_seq: p.decode_compute_s_per_seq,
+                weight_read_s: p.weight_read_s,
+                kv_read_s_per_token: p.kv_read_s_per_token,
+            },
+        },
+    }
+}
+
+/// The simulator's dispatcher for the scenario's load-balancing policy.
+pub fn dispatch(p: crate::scenario::DispatchPolicy) -> Dispatch {
+    use crate::scenario::DispatchPolicy as P;
+    match p {
+        P::SharedQueue => Dispatch::SharedQueue,
+        P::JoinShortestQueue => Dispatch::JoinShortestQueue,
+        P::RoundRobin => Dispatch::RoundRobin,
+        P::PowerOfTwo => Dispatch::PowerOfTwoChoices,
+    }
+}
+
+/// Everything needed to simulate one tier, decided once.
+pub struct TierContext<'a> {
+    pub scenario: &'a Scenario,
+    pub tier: &'a Tier,
+    pub tier_index: usize,
+    pub plan: ServicePlan,
+    pub server: ServerModel,
+    pub unit_throughput_rps: f64,
+    pub replications: u32,
+    pub dispatch: Dispatch,
+}
+
+/// One fleet size, simulated on one year's design traffic.
+#[derive(Debug, Clone)]
+pub struct Evaluation {
+    pub units: u32,
+    /// The SLO percentile of end-to-end latency and its 95 % confidence half-width [s].
+    pub slo_s: f64,
+    pub slo_ci95_s: Option<f64>,
+    /// The same percentile of service time alone (no queueing) [s].
+    pub service_slo_s: f64,
+    pub report: SimReport,
+}
+
+impl Evaluation {
+    fn meets(&self, bound_s: f64) -> bool {
+        !self.report.unstable && self.slo_s <= bound_s && self.report.counts.completed > 0
+    }
+}
+
+/// Seed of a tier-year: every fleet size tried for it sees the same arrivals.
+fn tier_year_seed(seed: u64, tier: usize, year: u32) -> u64 {
+    let mut r = rng::stream(
+        seed,
+        ((tier as u64) << 32) | year as u64,
+        rng::streams::ARRIVALS,
+    );
+    r.random()
+}
+
+/// Token counts for generative requests that do not carry their own (synthetic traffic, or
+/// `tokens_from_trace = false`), drawn from the `SIZES` stream.
+struct Sizes {
+    prompt: TokenCount,
+    output: TokenCount,
+    from_trace: bool,
+    rng: rand::rngs::Xoshiro256PlusPlus,
+}
+
+fn draw(c: &TokenCount, rng: &mut rand::rngs::Xoshiro256PlusPlus) -> u32 {
+    match c {
+        TokenCount::Fixed { tokens } => (*tokens).max(1),
+        TokenCount::LogNormal { mean, cv, max } => {
+            // A lognormal with this mean and CV: σ² = ln(1 + cv²), μ = ln(mean) − σ²/2.
+            let s2 = (1.0 + cv * cv).ln();
+            match LogNormal::new(mean.ln() - s2 / 2.0, s2.sqrt()) {
+                Ok(d) => (d.sample(rng).round() as u32).clamp(1, *max),
+                Err(_) => mean.round() as u32,
+            }
+        }
+    }
+}
+
+impl Sizes {
+    fn new(workload: &Workload, seed: u64, replication: u64) -> Option<Sizes> {
+        match workload {
+            Workload::Generative {
+                prompt_tokens,
+                output_tokens,
+                tokens_from_trace,
+                ..
+            } => Some(Sizes {
+                prompt: prompt_tokens.clone(),
+                output: output_tokens.clone(),
+                from_trace: *tokens_from_trace,
+                rng: rng::stream(seed, replication, rng::streams::SIZES),
+            }),
+            Workload::Classic { .. } => None,
+        }
+    }
+
+    fn fill(&mut self, mut r: Request) -> Request {
+        let has_own = r.input_tokens > 0 || r.output_tokens > 0;
+        if !(self.from_trace && has_own) {
+            r.input_tokens = draw(&self.prompt, &mut self.rng);
+            r.output_tokens = draw(&self.output, &mut self.rng);
+        }
+        r
+    }
+}
+
+/// The design arrivals of `year` for one replication, with request sizes where the workload
+/// needs them.
+pub fn design_arrivals<'a>(
+    scenario: &'a Scenario,
+    year: u32,
+    seed: u64,
+    replication: u64,
+) -> impl Iterator<Item = Request> + 'a {
+    let mut sizes = Sizes::new(&scenario.workload, seed, replication);
+    scenario
+        .traffic
+        .design_arrivals(year, scenario.simulation.window_s, seed, replication)
+        .map(move |r| match sizes.as_mut() {
+            Some(s) => s.fill(r),
+            None => r,
+        })
+}
+
+/// Simulate `units` units of the tier on the design traffic of `year`.
+pub fn evaluate(ctx: &TierContext<'_>, year: u32, units: u32) -> Result<Evaluation, SimError> {
+    let s = ctx.scenario;
+    let seed = tier_year_seed(s.seed, ctx.tier_index, year);
+    let fleet = FleetSpec {
+        units: units.max(1),
+        server: ctx.server.clone(),
+        dispatch: ctx.dispatch,
+        queue_cap: None,
+        timeout_s: None,
+    };
+    let run = RunSpec {
+        warmup_s: s.simulation.warmup_s,
+        replications: ctx.replications,
+        seed,
+        quantiles: vec![s.slo.percentile / 100.0],
+    };
+    let report = sim::simulate(&fleet, &run, |rep| design_arrivals(s, year, seed, rep))?;
+    let slo = report.latency.extra.first().map(|(_, e)| *e);
+    let service = report.service.extra.first().map(|(_, e)| *e);
+    Ok(Evaluation {
+        units: fleet.units,
+        slo_s: slo.map_or(f64::INFINITY, |e| e.value_s),
+        slo_ci95_s: slo.and_then(|e| e.ci95_half_width_s),
+        service_slo_s: service.map_or(f64::INFINITY, |e| e.value_s),
+        report,
+    })
+}
+
+/// The smallest fleet meeting the SLO in `year`, and why the search stopped.
+pub fn search_year(
+    ctx: &TierContext<'_>,
+    year: u32,
+    lower_bound: u32,
+) -> Result<(StopReason, Evaluation), SimError> {
+    let bound = ctx.scenario.slo.latency_s;
+    let cap = ctx.scenario.simulation.max_units.max(lower_bound);
+    let mut n = lower_bound.max(1);
+    let mut failed_below: Option<u32> = None;
+    let mut best: Evaluation;
+    // Grow until the SLO is met.
+    loop {
+        let e = evaluate(ctx, year, n)?;
+        if e.meets(bound) {
+            best = e;
+            break;
+        }
+        // Queueing is not what fails: the requests themselves take too long.
+        if !e.report.unstable && e.service_slo_s > bound {
+            return Ok((StopReason::Infeasible, e));
+        }
+        if n >= cap {
+            let why = if e.report.unstable {
+                StopReason::Unstable
+            } else {
+                StopReason::CapacityCap
+            };
+            return Ok((why, e));
+        }
+        failed_below = Some(n);
+        n = (n + (n / 2).max(1)).min(cap);
+    }
+    // Bisect between the largest size that failed and the smallest that met.
+    if let Some(mut lo) = failed_below {
+        let mut hi = best.units;
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            let e = evaluate(ctx, year, mid)?;
+            if e.meets(bound) {
+                hi = mid;
+                best = e;
+            } else {
+                lo = mid;
+            }
+        }
+    }
+    Ok((StopReason::Met, best))
+}
+
+/// Latency against offered load at a fixed fleet: Poisson arrivals at fractions of the fleet's
+/// roofline throughput (the "hockey stick").
+pub fn latency_curve(ctx: &TierContext<'_>, units: u32) -> Vec<LoadPoint> {
+    const LOADS: [f64; 10] = [0.1, 0.3, 0.5, 0.6, 0.7, 0.8, 0.85, 0.9, 0.95, 0.98];
+    let capacity = ctx.unit_throughput_rps * units as f64;
+    if !(capacity.is_finite() && capacity > 0.0) {
+        return vec![];
+    }
+    let (prompt, output) = match &ctx.scenario.workload {
+        Workload::Generative {
+            prompt_tokens,
+            output_tokens,
+            ..
+        } => (
+            prompt_tokens.mean().round() as u32,
+            output_tokens.mean().round().max(1.0) as u32,
+        ),
+        Workload::Classic { .. } => (0, 0),
+    };
+    let seed = tier_year_seed(ctx.scenario.seed, ctx.tier_index, 0);
+    LOADS
+        .iter()
+        .filter_map(|&f| {
+            let rate = f * capacity;
+            // Enough requests for a steady p99 without dwarfing the plan itself.
+            let count = 40_000u64;
+            let warmup = 2_000.0 / rate;
+            let fleet = FleetSpec {
+                units,
+                server: ctx.server.clone(),
+                dispatch: ctx.dispatch,
+                queue_cap: None,
+                timeout_s: None,
+            };
+            let run = RunSpec {
+                warmup_s: warmup,
+                replications: 2,
+                seed,
+                quantiles: vec![],
+            };
+            let r = sim::simulate(&fleet, &run, |rep| {
+                sim::PoissonArrivals::new(seed, rep, rate, count).with_tokens(prompt, output)
+            })
+            .ok()?;
+            (!r.unstable && r.counts.completed > 0).then_some(LoadPoint {
+                offered_rps: rate,
+                utilization: r.utilization.mean_utilization,
+                p50_s: r.latency.p50.value_s,
+                p95_s: r.latency.p95.value_s,
+                p99_s: r.latency.p99.value_s,
+            })
+        })
+        .collect()
+}
+
+/// Units an autoscaled cloud fleet runs each hour: the planned fleet's per-unit rate at the SLO
+/// applied to each hour's traffic, never below the utilization bound or one unit, then held at
+/// the busiest hour of each `interval_h`-hour block (the scale-up granularity).
+pub fn hourly_units(
+    rates: &[f64],
+    per_unit_rps_at_slo: f64,
+    unit_throughput_rps: f64,
+    max_utilization: f64,
+    interval_h: usize,
+) -> Vec<u32> {
+    let per_hour: Vec<u32> = rates
+        .iter()
+        .map(|&r| {
+            let by_slo = if per_unit_rps_at_slo > 0.0 {
+                (r / per_unit_rps_at_slo).ceil() as u32
+            } else {
+                1
+            };
+            by_slo
+                .max(units_for(r, unit_throughput_rps, max_utilization))
+                .max(1)
+        })
+        .collect();
+    let step = interval_h.max(1);
+    per_hour
+        .chunks(step)
+        .flat_map(|c| {
+            let m = c.iter().copied().max().unwrap_or(1);
+            std::iter::repeat_n(m, c.len())
+        })
+        .collect()
+}
+
+/// Plan every tier and year by simulation; tier-years run in parallel and the result does not
+/// depend on the number of threads. `tick` is called once per finished tier-year.
+pub fn plan_all(
+    scenario: &Scenario,
+    replications: u32,
+    tick: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Vec<(TierResultInput, Vec<CapacityYear>)>, anyhow::Error> {
+    let contexts: Vec<TierContext<'_>> = scenario
+        .tiers
+        .iter()
+        .enumerate()
+        .map(|(i, tier)| {
+            let plan = crate::perf::plan(
+                &tier.profile,
+                &scenario.workload,
+                tier.precision,
+                &tier.batching,
+            )?;
+            Ok(TierContext {
+                scenario,
+                tier,
+                tier_index: i,
+                server: server_model(&plan),
+                unit_throughput_rps: plan.unit_throughput_rps(&scenario.workload),
+                plan,
+                replications,
+                dispatch: dispatch(scenario.simulation.dispatch),
+            })
+        })
+        .collect::<Result<_, crate::input::InputError>>()?;
+    let jobs: Vec<(usize, u32)> = (0..contexts.len())
+        .flat_map(|t| (1..=scenario.horizon_years).map(move |y| (t, y)))
+        .collect();
+    let done = AtomicUsize::new(0);
+    let total = jobs.len();
+    let years: Vec<Result<CapacityYear, SimError>> = jobs
+        .par_iter()
+        .map(|&(t, y)| {
+            let r = plan_year(&contexts[t], y);
+            tick(done.fetch_add(1, Ordering::Relaxed) + 1, total);
+            r
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut years = years.into_iter();
+    for ctx in &contexts {
+        let plan: Vec<CapacityYear> = (&mut years)
+            .take(scenario.horizon_years as usize)
+            .collect::<Result<_, _>>()?;
+        let last = plan.last().map_or(1, |c| c.units);
+        let curve = latency_curve(ctx, last);
+        let cdf = plan
+            .last()
+            .and_then(|c| c.latency.as_ref())
+            .map(|l| l.cdf.clone())
+            .unwrap_or_default();
+        out.push((
+            TierResultInput {
+                index: ctx.tier_index,
+                unit_throughput_rps: ctx.unit_throughput_rps,
+                latency_curve: curve,
+                latency_cdf: cdf,
+            },
+            plan,
+        ));
+    }
+    Ok(out)
+}
+
+/// Plan one tier-year: search (or evaluate a fixed fleet), then derive the yearly fleet figures
+/// the cost model needs.
+fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError> {
+    let s = ctx.scenario;
+    let max_u = s.slo.max_utilization.value;
+    let design = s
+        .traffic
+        .design_window(year, s.simulation.window_s)
+        .mean_rps;
+    let analytic = units_for(design, ctx.unit_throughput_rps, max_u).max(1);
+    let (stop, eval) = match ctx.tier.fixed_units {
+        Some(n) => {
+            let e = evaluate(ctx, year, n)?;
+            let stop = if e.meets(s.slo.latency_s) {
+                StopReason::Fixed
+            } else {
+                StopReason::UnderProvisioned
+            };
+            (stop, e)
+        }
+        None => search_year(ctx, year, analytic)?,
+    };
+    let units = eval.units;
+    let r = &eval.report;
+    // Yearly mean utilization: the simulated busy fraction at the design rate, scaled to the
+    // year's mean rate.
+    let mean = s.traffic.mean_rps(year);
+    let utilization = if design > 0.0 {
+        (r.utilization.mean_utilization * mean / design).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let hourly = if ctx.tier.fixed_units.is_some() {
+        vec![]
+    } else {
+        hourly_units(
+            &s.traffic.hourly_rates(year),
+            design / units as f64,
+            ctx.unit_throughput_rps,
+            max_u,
+            ctx.tier.autoscale_interval_h as usize,
+        )
+    };
+    let ttft = r.ttft.as_ref().map(|t| t.p99.value_s);
+    let tpot = r.tpot.as_ref().map(|t| t.p50.value_s);
+    Ok(CapacityYear {
+        year,
+        peak_rps: s.traffic.peak_rps(year),
+        mean_rps: mean,
+        units,
+        analytic_units: analytic,
+        stop,
+        latency: Some(LatencyAtPlan {
+            p50_s: r.latency.p50.value_s,
+            p95_s: r.latency.p95.value_s,
+            p99_s: r.latency.p99.value_s,
+            slo_percentile_s: eval.slo_s,
+            slo_ci95_s: eval.slo_ci95_s,
+            utilization: r.utilization.mean_utilization,
+            ttft_p99_s: ttft,
+            tpot_p50_s: tpot,
+            little_relative_error: r.little.relative_error,
+            cdf: r
+                .latency_cdf
+                .iter()
+                .map(|p| (p.latency_s, p.quantile))
+                .collect(),
+        }),
+        fleet: FleetYear {
+            year,
+            units,
+            utilization,
+            hourly_units: hourly,
+            requests: s.traffic.requests_per_year(year),
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hourly_units_follow_traffic_with_granularity() {
+        // 100 req/s per unit at the SLO; the bound (1,000 req/s per unit at 80 %) never binds.
+        let rates = [50.0, 150.0, 250.0, 90.0, 0.0, 410.0];
+        assert_eq!(
+            hourly_units(&rates, 100.0, 1000.0, 0.8, 1),
+            vec![1, 2, 3, 1, 1, 5]
+        );
+        // Scaling only every 3 hours holds each block at its busiest hour.
+        assert_eq!(
+            hourly_units(&rates, 100.0, 1000.0, 0.8, 3),
+            vec![3, 3, 3, 5, 5, 5]
+        );
+    }
+}
