@@ -2,6 +2,7 @@
 //! rendered from one [`RunResults`](crate::results::RunResults) and written atomically.
 
 pub mod data;
+pub mod fonts;
 pub mod table;
 
 use std::io::Write;
