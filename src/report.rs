@@ -1,6 +1,7 @@
 //! Reports: the terminal summary, `results.json`, `results.csv` (and the charts and PDF), all
 //! rendered from one [`RunResults`](crate::results::RunResults) and written atomically.
 
+pub mod charts;
 pub mod data;
 pub mod fonts;
 pub mod table;
