@@ -4,6 +4,7 @@
 pub mod charts;
 pub mod data;
 pub mod fonts;
+pub mod pdf;
 pub mod table;
 
 use std::io::Write;
