@@ -152,7 +152,8 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
         },
     ];
     let mut marks = vec![];
-    for t in &tiers {
+    let n = tiers.len();
+    for (ti, t) in tiers.iter().enumerate() {
         let (color, marker) = ctx.tier_color(&t.name);
         let pts = capacity(t);
         let units: Vec<String> = t.capacity.iter().map(|c| c.units.to_string()).collect();
@@ -176,8 +177,11 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
                 last = Some(c.units);
             }
         }
+        // Tiers often plan the same capacity: later tiers are drawn wider and underneath, so
+        // every line still shows as a rim around the ones on top.
         lines.push(Line {
             marker: Some(marker),
+            width: (3 + 2 * (n - 1 - ti)).min(9) as u32,
             marker_at: Some(
                 t.capacity
                     .iter()

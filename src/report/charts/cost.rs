@@ -758,7 +758,7 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
             _ => 3,
         };
         let rows = n.div_ceil(cols).max(1);
-        let height = (260 + rows * 250) as u32;
+        let height = (230 + rows * 230) as u32;
         let render = || -> DrawResult<String> {
             let mut svg = String::new();
             {

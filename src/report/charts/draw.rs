@@ -3,7 +3,8 @@
 //! overlapping each other.
 //!
 //! Sizes are SVG user units (pixels at 1×). A chart is 800 wide and is printed about 480 pt
-//! wide in the PDF, so 13-unit text prints at about 8 pt: the smallest size used.
+//! wide in the PDF, so 13-unit text prints at about 8 pt: the smallest size used. At 800 × 460
+//! two charts and their captions fit on an A4 page.
 
 use std::error::Error;
 
@@ -22,7 +23,7 @@ pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 /// Canvas width [SVG units].
 pub const WIDTH: u32 = 800;
 /// Canvas height of most charts [SVG units].
-pub const HEIGHT: u32 = 500;
+pub const HEIGHT: u32 = 460;
 /// Outer margin [SVG units].
 pub const MARGIN: f64 = 18.0;
 
