@@ -239,7 +239,15 @@ fn png_is_the_svg_at_twice_the_size_with_ink_where_the_text_is() {
     let png = c.png().expect("PNG renders");
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
     let pix = resvg::tiny_skia::Pixmap::decode_png(&png).expect("PNG decodes");
-    assert_eq!((pix.width(), pix.height()), (1600, 1000));
+    let size = c.tree.size();
+    assert_eq!(
+        (pix.width(), pix.height()),
+        (
+            (size.width() * charts::PNG_SCALE) as u32,
+            (size.height() * charts::PNG_SCALE) as u32
+        )
+    );
+    assert_eq!(pix.width(), 1600);
     let dark = |x0: u32, y0: u32, x1: u32, y1: u32| {
         let mut n = 0;
         for y in y0..y1 {
@@ -253,7 +261,7 @@ fn png_is_the_svg_at_twice_the_size_with_ink_where_the_text_is() {
         n
     };
     // Not blank overall, and the title band (text only: no lines or bars there) has glyphs.
-    let total = dark(0, 0, 1600, 1000);
+    let total = dark(0, 0, pix.width(), pix.height());
     assert!(total > 20_000, "{total} dark pixels");
     let title = dark(0, 30, 1600, 80);
     assert!(title > 3_000, "{title} dark pixels in the title band");
