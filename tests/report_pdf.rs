@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::Command;
 
 use predicates::prelude::*;
-use report_fixtures::{MIXED, degenerate, empty, from_toml, repo, shipped, with_latency};
+use report_fixtures::{MIXED, degenerate, empty, from_toml, out_dir, repo, shipped, with_latency};
 use tco_sim::report::{charts, pdf};
 use tco_sim::results::{RunResults, usd, usd_cents};
 
@@ -166,9 +166,10 @@ fn pdf_opens_on_a4_with_numbered_pages_embedded_font_and_the_run_in_its_text() {
 
 #[test]
 fn latency_figures_appear_when_the_run_has_latency_data() {
-    let dir = tempfile::tempdir().unwrap();
+    // TCO_SIM_KEEP_REPORTS=<dir> keeps this PDF for a look.
+    let (dir, _tmp) = out_dir("pdf-latency");
     let r = with_latency(from_toml(MIXED));
-    let file = write_pdf(&r, dir.path(), "report.pdf");
+    let file = write_pdf(&r, &dir, "report.pdf");
     let t = text(&file);
     for want in [
         "SLO: p99 ≤ 200 ms",

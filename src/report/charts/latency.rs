@@ -233,9 +233,10 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
             caption: format!(
                 "How much load can {}'s planned fleet take before the tail breaks the contract? \
                  p50, p95 and p99 latency against offered load at the year-{years} fleet of \
-                 {units} units, from the simulator; the dashed line is the SLO bound and the grey \
+                 {units} unit{}, from the simulator; the dashed line is the SLO bound and the grey \
                  line the year's busiest-hour traffic.",
-                t.name
+                t.name,
+                if units == 1 { "" } else { "s" }
             ),
             svg,
         });

@@ -82,8 +82,10 @@ pub struct LineChart {
     pub height: u32,
 }
 
-/// Most markers a line gets.
+/// Lines with more points than this get markers spaced at least [`MARKER_GAP`] apart.
 const MARKERS_UP_TO: usize = 24;
+/// Least distance between two markers of a dense line [SVG units].
+const MARKER_GAP: i32 = 36;
 
 fn dashed_path(
     root: &Area<'_>,
@@ -267,11 +269,20 @@ pub fn render(c: &LineChart) -> DrawResult<String> {
                         .collect(),
                     None => pts.clone(),
                 };
-                // A dense line gets a marker on every k-th point, enough to match the legend.
-                let every = at.len().div_ceil(MARKERS_UP_TO).max(1);
+                // Markers tell series apart; on a dense line they are spaced out along it so
+                // they do not pile up where the points crowd.
+                let mut last: Option<(i32, i32)> = None;
                 {
-                    for p in at.iter().step_by(every).filter(|p| p.1 <= y.max) {
+                    for p in at.iter().filter(|p| p.1 <= y.max) {
                         let (mx, my) = chart.backend_coord(p);
+                        if at.len() > MARKERS_UP_TO
+                            && last.is_some_and(|(lx, ly)| {
+                                ((lx - mx).pow(2) + (ly - my).pow(2)) < MARKER_GAP * MARKER_GAP
+                            })
+                        {
+                            continue;
+                        }
+                        last = Some((mx, my));
                         draw::draw_marker(&root, m, (mx, my), l.color, 4)?;
                         placer.reserve(Boxed {
                             x0: mx as f64 - 5.0,

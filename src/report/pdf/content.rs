@@ -157,12 +157,16 @@ fn title_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
         fact(
             l,
             &format!("{}-year cash", s.horizon_years),
-            &format!(
-                "{} (NPV {}, net of residual value {})",
-                usd(rec.best.total_usd),
-                best.map_or("–".into(), |o| usd(o.npv_usd)),
-                usd(rec.best.npv_net_usd)
-            ),
+            &match best {
+                Some(o) if o.residual_value_usd > 0.0 => format!(
+                    "{} (NPV {}; net of the hardware's residual value {})",
+                    usd(rec.best.total_usd),
+                    usd(o.npv_usd),
+                    usd(rec.best.npv_net_usd)
+                ),
+                Some(o) => format!("{} (NPV {})", usd(rec.best.total_usd), usd(o.npv_usd)),
+                None => usd(rec.best.total_usd),
+            },
         );
         if let Some(cpm) = best.and_then(|o| o.cost_per_million_usd) {
             fact(l, "Per million requests", &usd_cents(cpm));
@@ -204,9 +208,11 @@ fn title_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
 
 /// Write the contents list onto the title page, now that the sections' pages are known.
 fn contents(l: &mut Layout, at: f32) {
+    // Sections and figures; the sub-headings are in the PDF's bookmarks.
     let entries: Vec<(String, u8, usize)> = l
         .sections
         .iter()
+        .filter(|s| s.level <= 1 || s.title.starts_with("Figure "))
         .map(|s| (s.title.clone(), s.level, s.page))
         .collect();
     let mut ops = vec![];
@@ -221,8 +227,17 @@ fn contents(l: &mut Layout, at: f32) {
         text: "Contents".into(),
     });
     y += 20.0;
-    for (title, level, page) in entries {
-        if y > PAGE_H - layout::MARGIN_BOTTOM - 14.0 {
+    let total = entries.len();
+    for (k, (title, level, page)) in entries.into_iter().enumerate() {
+        if y > PAGE_H - layout::MARGIN_BOTTOM - 2.0 * 14.0 && k + 1 < total {
+            ops.push(Op::Text {
+                x: MARGIN_X,
+                y: y + size,
+                size,
+                bold: false,
+                color: GREY,
+                text: format!("… {} more entries in the PDF's bookmarks", total - k),
+            });
             break;
         }
         let indent = if level <= 1 { 0.0 } else { 14.0 };
