@@ -689,10 +689,14 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
             .all(|(o, _)| o.yearly.iter().all(|y| y.total_usd == 0.0));
         let title = if all_zero {
             format!("{}: no cost recorded in any year", t.name)
-        } else if shares.iter().all(|s| s.0 == shares[0].0) {
+        } else if let Some(top) = shares
+            .first()
+            .map(|s| s.0)
+            .filter(|&top| shares.iter().all(|s| s.0 == top))
+        {
             let lo = shares.iter().map(|s| s.1).fold(f64::MAX, f64::min) * 100.0;
             let hi = shares.iter().map(|s| s.1).fold(0.0, f64::max) * 100.0;
-            let what = comps[shares[0].0].0;
+            let what = comps[top].0;
             // "100 %" would hide the small components that are there.
             let pct = |v: f64| {
                 if v > 99.5 && v < 100.0 {
