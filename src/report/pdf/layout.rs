@@ -9,18 +9,18 @@
 
 use crate::report::fonts;
 
-/// A4 portrait [pt].
+/// A4 portrait \[pt\].
 pub const PAGE_W: f32 = 595.28;
 pub const PAGE_H: f32 = 841.89;
 pub const MARGIN_X: f32 = 54.0;
 pub const MARGIN_TOP: f32 = 54.0;
-/// Room kept below the content for the footer [pt].
+/// Room kept below the content for the footer \[pt\].
 pub const MARGIN_BOTTOM: f32 = 62.0;
 pub const CONTENT_W: f32 = PAGE_W - 2.0 * MARGIN_X;
 
-/// Body text size [pt].
+/// Body text size \[pt\].
 pub const BODY: f32 = 9.5;
-/// Table text size [pt].
+/// Table text size \[pt\].
 pub const SMALL: f32 = 8.0;
 /// Line height as a multiple of the size.
 const LEADING: f32 = 1.3;
@@ -162,7 +162,7 @@ const PAD_Y: f32 = 2.5;
 #[derive(Debug, Clone)]
 pub struct Layout {
     pub pages: Vec<Page>,
-    /// Top of the free space on the last page [pt].
+    /// Top of the free space on the last page \[pt\].
     pub y: f32,
     pub sections: Vec<Section>,
 }
@@ -205,7 +205,7 @@ impl Layout {
         self.y = MARGIN_TOP;
     }
 
-    /// Free height left on this page [pt].
+    /// Free height left on this page \[pt\].
     pub fn room(&self) -> f32 {
         PAGE_H - MARGIN_BOTTOM - self.y
     }
