@@ -231,6 +231,12 @@ pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
         marks,
         height: draw::HEIGHT,
     };
+    let rings = if chart.marks.is_empty() {
+        "No on-prem line crosses a cloud line within the horizon."
+    } else {
+        "Rings mark where an on-prem line crosses a cloud line, interpolated linearly between \
+         year-ends: the break-even time."
+    };
     let svg = line::render(&chart).map_err(draw_error(NAME))?;
     Ok(Ok(vec![Drawn {
         name: NAME.into(),
@@ -238,8 +244,7 @@ pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
         caption: format!(
             "Which option is cheapest over the {years}-year horizon, and when does buying pay off? \
              Cash spent on each tier and option by the end of each year (nominal USD, egress \
-             included, residual value not subtracted). Rings mark where an on-prem line crosses a \
-             cloud line, interpolated linearly between year-ends: the break-even time."
+             included, residual value not subtracted). {rings}"
         ),
         svg,
     }]))
