@@ -156,9 +156,15 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
             .clone()
             .unwrap_or_else(|| scenario::default_out_dir(path));
         let formats: BTreeSet<ReportFormat> = if args.report.is_empty() {
-            [ReportFormat::Csv, ReportFormat::Json]
-                .into_iter()
-                .collect()
+            [
+                ReportFormat::Pdf,
+                ReportFormat::Svg,
+                ReportFormat::Png,
+                ReportFormat::Csv,
+                ReportFormat::Json,
+            ]
+            .into_iter()
+            .collect()
         } else {
             args.report.iter().copied().collect()
         };
@@ -178,12 +184,21 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
     Ok(())
 }
 
-/// Write the requested report files into `out`; returns their paths.
+/// Write the requested report files into `out`; returns their paths, the PDF last.
+///
+/// Charts are drawn once and serve all three picture formats: the SVG as written, the PNG
+/// rendered from the same parsed tree, and the PDF's vector figures.
 pub fn write_reports(
     results: &RunResults,
     out: &Path,
     formats: &BTreeSet<ReportFormat>,
 ) -> Result<Vec<PathBuf>> {
+    // Read the report date first, so a bad SOURCE_DATE_EPOCH stops the run before any file.
+    let date = if formats.contains(&ReportFormat::Pdf) {
+        Some(report::pdf::ReportDate::from_env().context("reading SOURCE_DATE_EPOCH")?)
+    } else {
+        None
+    };
     let mut written = Vec::new();
     let mut put = |name: &str, bytes: &[u8]| -> Result<()> {
         let p = out.join(name);
@@ -196,6 +211,26 @@ pub fn write_reports(
     }
     if formats.contains(&ReportFormat::Csv) {
         put("results.csv", report::data::csv(results).as_bytes())?;
+    }
+    let pictures = [ReportFormat::Svg, ReportFormat::Png, ReportFormat::Pdf];
+    if !pictures.iter().any(|f| formats.contains(f)) {
+        return Ok(written);
+    }
+    let charts = report::charts::render_all(results).context("drawing the charts")?;
+    if formats.contains(&ReportFormat::Svg) {
+        for c in &charts.charts {
+            put(&format!("{}.svg", c.name), c.svg.as_bytes())?;
+        }
+    }
+    if formats.contains(&ReportFormat::Png) {
+        let pngs = charts.pngs().context("rendering the charts as PNG")?;
+        for (c, png) in charts.charts.iter().zip(&pngs) {
+            put(&format!("{}.png", c.name), png)?;
+        }
+    }
+    if let Some(date) = date {
+        let pdf = report::pdf::render(results, &charts, &date).context("making the PDF")?;
+        put("report.pdf", &pdf)?;
     }
     Ok(written)
 }

@@ -1,7 +1,10 @@
 //! Reports: the terminal summary, `results.json`, `results.csv` (and the charts and PDF), all
 //! rendered from one [`RunResults`](crate::results::RunResults) and written atomically.
 
+pub mod charts;
 pub mod data;
+pub mod fonts;
+pub mod pdf;
 pub mod table;
 
 use std::io::Write;

@@ -1,0 +1,350 @@
+//! Charts of one run: plotters draws each as SVG, usvg parses that SVG once with the vendored
+//! font, and the same tree becomes the PNG (resvg) and the PDF figure (krilla-svg), so the text
+//! of a chart is identical in every format.
+//!
+//! Every chart is titled with its finding where one is clear ("… is cheapest from year 3"),
+//! uses the Okabe–Ito palette plus marker shapes, and labels its axes with units. A chart
+//! without data is not drawn: [`ChartSet::skipped`] says which and why, and the PDF prints it.
+//!
+//! The charts, in report order:
+//!
+//! | file | answers |
+//! |---|---|
+//! | `cumulative-cost` | which option is cheapest over the horizon, and when buying pays off |
+//! | `break-even` | at what daily use owning beats renting |
+//! | `cost-per-million` | what a million requests cost on each option |
+//! | `cost-breakdown-<tier>` | where each option's money goes, year by year |
+//! | `capacity` | whether each year's fleet covers that year's traffic |
+//! | `design-day` | how an autoscaled cloud fleet follows the busiest day |
+//! | `latency-<tier>` | how much load a tier's planned fleet takes before the tail breaks the SLO |
+//! | `latency-cdf` | what latency requests see at the planned fleet |
+
+mod capacity;
+mod cost;
+pub mod draw;
+mod latency;
+mod line;
+
+use rayon::prelude::*;
+
+use crate::cost::OptionCost;
+use crate::hardware::DeploymentOption;
+use crate::report::fonts;
+use crate::results::{RunResults, TierResult};
+
+/// PNG pixels per SVG unit: 800-unit charts become 1,600-pixel PNGs, sharp on slides and paper.
+pub const PNG_SCALE: f32 = 2.0;
+
+/// Something went wrong drawing, reading back or rasterising a chart (a defect, not bad input).
+#[derive(Debug, thiserror::Error)]
+pub enum ChartError {
+    #[error("drawing chart `{chart}`: {message}")]
+    Draw { chart: String, message: String },
+    #[error("reading back chart `{chart}`: {source}")]
+    Parse {
+        chart: String,
+        #[source]
+        source: usvg::Error,
+    },
+    #[error("rendering chart `{chart}` as PNG: {message}")]
+    Png { chart: String, message: String },
+}
+
+/// One chart, ready to write as SVG or PNG or to place in the PDF.
+#[derive(Debug)]
+pub struct Chart {
+    /// File stem: `break-even` becomes `break-even.svg` and `break-even.png`.
+    pub name: String,
+    /// The finding, as drawn at the top of the chart.
+    pub title: String,
+    /// What the chart answers and how it was made (the PDF caption).
+    pub caption: String,
+    /// The SVG file's text (text kept as text, font "DejaVu Sans" then generic fallbacks).
+    pub svg: String,
+    /// The SVG parsed once with the vendored font; PNG and PDF are drawn from it.
+    pub tree: usvg::Tree,
+}
+
+/// A chart that was not drawn, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// File stem it would have had.
+    pub name: String,
+    /// What it would have shown, e.g. "tail latency against offered load".
+    pub what: String,
+    pub reason: String,
+}
+
+/// Every chart of a run, in report order, and the ones left out.
+#[derive(Debug)]
+pub struct ChartSet {
+    pub charts: Vec<Chart>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// A drawn chart before it is parsed.
+struct Drawn {
+    name: String,
+    title: String,
+    caption: String,
+    svg: String,
+}
+
+/// What a chart builder gives back: charts, or the reason there are none.
+type Built = Result<Vec<Drawn>, Skipped>;
+
+/// Draws one kind of chart.
+type Builder = fn(&Context<'_>) -> Result<Built, ChartError>;
+
+/// Draw every chart of `results`.
+pub fn render_all(results: &RunResults) -> Result<ChartSet, ChartError> {
+    fonts::register_for_plotters();
+    let ctx = Context::new(results);
+    let builders: [Builder; 8] = [
+        cost::cumulative,
+        cost::break_even,
+        cost::per_million,
+        cost::breakdown,
+        capacity::years,
+        capacity::design_day,
+        latency::curves,
+        latency::cdf,
+    ];
+    let mut drawn = Vec::new();
+    let mut skipped = Vec::new();
+    for b in builders {
+        match b(&ctx)? {
+            Ok(d) => drawn.extend(d),
+            Err(s) => skipped.push(s),
+        }
+    }
+    // Parsing lays out the text with the vendored font; independent per chart.
+    let charts = drawn
+        .into_par_iter()
+        .map(finish)
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(ChartSet { charts, skipped })
+}
+
+impl ChartSet {
+    /// Every chart as PNG bytes, in order (rendered in parallel).
+    pub fn pngs(&self) -> Result<Vec<Vec<u8>>, ChartError> {
+        self.charts.par_iter().map(Chart::png).collect()
+    }
+}
+
+/// usvg options that resolve every font to the vendored DejaVu Sans and load nothing else.
+pub fn usvg_options() -> usvg::Options<'static> {
+    usvg::Options {
+        font_family: fonts::FAMILY.into(),
+        fontdb: fonts::fontdb(),
+        ..usvg::Options::default()
+    }
+}
+
+impl Chart {
+    /// The chart as PNG at [`PNG_SCALE`] pixels per unit, white background.
+    pub fn png(&self) -> Result<Vec<u8>, ChartError> {
+        let err = |message: String| ChartError::Png {
+            chart: self.name.clone(),
+            message,
+        };
+        let size = self
+            .tree
+            .size()
+            .to_int_size()
+            .scale_by(PNG_SCALE)
+            .ok_or_else(|| err("zero size".into()))?;
+        let mut pixmap = resvg::tiny_skia::Pixmap::new(size.width(), size.height())
+            .ok_or_else(|| err(format!("cannot allocate {size:?}")))?;
+        pixmap.fill(resvg::tiny_skia::Color::WHITE);
+        resvg::render(
+            &self.tree,
+            resvg::tiny_skia::Transform::from_scale(PNG_SCALE, PNG_SCALE),
+            &mut pixmap.as_mut(),
+        );
+        pixmap.encode_png().map_err(|e| err(e.to_string()))
+    }
+}
+
+/// Give the SVG a title and description, name the vendored font first, and parse it.
+fn finish(d: Drawn) -> Result<Chart, ChartError> {
+    let svg = decorate(&d.svg, &d.title, &d.caption);
+    let tree = usvg::Tree::from_str(&svg, &usvg_options()).map_err(|source| ChartError::Parse {
+        chart: d.name.clone(),
+        source,
+    })?;
+    Ok(Chart {
+        name: d.name,
+        title: d.title,
+        caption: d.caption,
+        svg,
+        tree,
+    })
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Plotters writes `font-family="sans-serif"`; name the face the layout was measured with, so
+/// a viewer that has DejaVu shows exactly the PDF's text, and `<title>`/`<desc>` for screen
+/// readers and file browsers.
+fn decorate(svg: &str, title: &str, caption: &str) -> String {
+    let svg = svg.replace(
+        "font-family=\"sans-serif\"",
+        &format!("font-family=\"{}\"", fonts::SVG_FONT_FAMILY),
+    );
+    match svg.find('>') {
+        Some(i) if svg.starts_with("<svg") => format!(
+            "{}>\n<title>{}</title>\n<desc>{}</desc>{}",
+            &svg[..i],
+            xml_escape(title),
+            xml_escape(caption),
+            &svg[i + 1..]
+        ),
+        _ => svg,
+    }
+}
+
+/// One tier × option line of the cost charts, with the colour and marker it keeps in every
+/// chart.
+#[derive(Debug, Clone)]
+pub(crate) struct Series<'a> {
+    pub tier: &'a TierResult,
+    pub cost: &'a OptionCost,
+    pub label: String,
+    pub color: plotters::style::RGBColor,
+    pub marker: draw::Marker,
+    /// Lines of every other tier are dashed, so tiers stay apart where markers are sparse.
+    pub dashed: bool,
+}
+
+impl Series<'_> {
+    /// The legend entry of this series.
+    pub fn swatch(&self) -> draw::Swatch {
+        if self.dashed {
+            draw::Swatch::DashedLine(self.marker)
+        } else {
+            draw::Swatch::Line(self.marker)
+        }
+    }
+}
+
+/// What every chart builder reads.
+pub(crate) struct Context<'a> {
+    pub results: &'a RunResults,
+    pub series: Vec<Series<'a>>,
+    pub footer: String,
+    /// The SLO as (percentile, bound [s]), read from the scenario's label "p99 ≤ 200 ms".
+    pub slo: Option<(f64, f64)>,
+}
+
+impl<'a> Context<'a> {
+    fn new(results: &'a RunResults) -> Context<'a> {
+        let one_tier = results.tiers.len() == 1;
+        let mut series = Vec::new();
+        for (ti, t) in results.tiers.iter().enumerate() {
+            for o in &t.options {
+                series.push(Series {
+                    tier: t,
+                    cost: o,
+                    label: if one_tier {
+                        o.option.label().to_string()
+                    } else {
+                        format!("{} · {}", t.name, o.option)
+                    },
+                    color: draw::option_color(o.option),
+                    marker: draw::Marker::nth(ti),
+                    dashed: ti % 2 == 1,
+                });
+            }
+        }
+        Context {
+            results,
+            series,
+            footer: format!(
+                "{} · tco-sim {}",
+                results.scenario.name, results.tool_version
+            ),
+            slo: parse_slo(&results.scenario.slo),
+        }
+    }
+
+    /// The series of `tier` × `option`.
+    pub fn find(&self, tier: &str, option: DeploymentOption) -> Option<&Series<'a>> {
+        self.series
+            .iter()
+            .find(|s| s.tier.name == tier && s.cost.option == option)
+    }
+
+    /// The colour and marker a tier takes in charts about tiers (capacity, latency).
+    pub fn tier_color(&self, tier: &str) -> (plotters::style::RGBColor, draw::Marker) {
+        let i = self
+            .results
+            .tiers
+            .iter()
+            .position(|t| t.name == tier)
+            .unwrap_or(0);
+        (draw::color(i), draw::Marker::nth(i))
+    }
+
+    pub fn years(&self) -> u32 {
+        self.results.scenario.horizon_years
+    }
+}
+
+/// "p99 ≤ 200 ms" → (99, 0.2). `None` when the label has another form.
+pub fn parse_slo(label: &str) -> Option<(f64, f64)> {
+    let rest = label.trim().strip_prefix('p')?;
+    let (p, bound) = rest.split_once('≤')?;
+    let bound = bound.trim().strip_suffix("ms")?.trim();
+    let p: f64 = p.trim().parse().ok()?;
+    let ms: f64 = bound.parse().ok()?;
+    (p > 0.0 && p < 100.0 && ms > 0.0).then_some((p, ms / 1e3))
+}
+
+/// "p99" for 99, "p99.9" for 99.9.
+pub(crate) fn percentile_label(p: f64) -> String {
+    if (p - p.round()).abs() < 1e-9 {
+        format!("p{}", p.round() as i64)
+    } else {
+        format!("p{p}")
+    }
+}
+
+fn draw_error(chart: &str) -> impl Fn(Box<dyn std::error::Error + Send + Sync>) -> ChartError {
+    let chart = chart.to_string();
+    move |e| ChartError::Draw {
+        chart: chart.clone(),
+        message: e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_slo_label() {
+        assert_eq!(parse_slo("p99 ≤ 200 ms"), Some((99.0, 0.2)));
+        assert_eq!(parse_slo("p99.9 ≤ 20000 ms"), Some((99.9, 20.0)));
+        assert_eq!(parse_slo("whatever"), None);
+        assert_eq!(percentile_label(99.0), "p99");
+        assert_eq!(percentile_label(99.9), "p99.9");
+    }
+
+    #[test]
+    fn decoration_adds_title_and_font() {
+        let s = decorate(
+            "<svg width=\"1\" height=\"1\" xmlns=\"http://www.w3.org/2000/svg\">\n<text font-family=\"sans-serif\">a</text></svg>",
+            "A & B",
+            "c",
+        );
+        assert!(s.contains("<title>A &amp; B</title>"));
+        assert!(s.contains("font-family=\"DejaVu Sans, Verdana, sans-serif\""));
+    }
+}

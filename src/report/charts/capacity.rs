@@ -1,0 +1,419 @@
+//! The capacity charts: each year's traffic against each tier's planned capacity, and the
+//! autoscaled cloud fleet over the busiest day against that day's request rate.
+
+use super::draw::{self, Axis, Head, LegendEntry, Marker, Swatch};
+use super::line::{self, AxisSpec, Line, LineChart, Mark};
+use super::{Built, ChartError, Context, Drawn, Skipped, draw_error};
+use crate::hardware::DeploymentOption;
+use crate::results::TierResult;
+
+/// An axis for counts (instances, units): whole-number ticks only.
+fn count_axis(max: f64) -> Axis {
+    let a = draw::nice_axis(0.0, max.max(1.0), 5);
+    if a.step >= 1.0 {
+        return a;
+    }
+    let top = max.max(1.0).ceil();
+    Axis {
+        min: 0.0,
+        max: top,
+        step: 1.0,
+        ticks: (0..=top as i64).map(|v| v as f64).collect(),
+    }
+}
+
+fn rps_axis(max: f64, desc: &str) -> AxisSpec {
+    let axis = draw::nice_axis(0.0, max, 6);
+    let step = axis.step;
+    AxisSpec {
+        axis,
+        fmt: Box::new(move |v| draw::number_tick(v, step)),
+        desc: desc.into(),
+    }
+}
+
+/// The planning headroom from the inputs ("slo.max_utilization"), when recorded.
+fn max_utilization(ctx: &Context<'_>) -> Option<f64> {
+    ctx.results
+        .inputs
+        .iter()
+        .find(|i| i.scope == "slo" && i.field == "max_utilization")
+        .map(|i| i.value)
+}
+
+/// Traffic per year against each tier's planned capacity at full load.
+pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
+    const NAME: &str = "capacity";
+    let tiers: Vec<&TierResult> = ctx
+        .results
+        .tiers
+        .iter()
+        .filter(|t| !t.capacity.is_empty())
+        .collect();
+    let Some(first) = tiers.first() else {
+        return Ok(Err(Skipped {
+            name: NAME.into(),
+            what: "traffic against provisioned capacity".into(),
+            reason: "no tier has a capacity plan".into(),
+        }));
+    };
+    let peak: Vec<(f64, f64)> = first
+        .capacity
+        .iter()
+        .map(|c| (c.year as f64, c.peak_rps))
+        .collect();
+    let mean: Vec<(f64, f64)> = first
+        .capacity
+        .iter()
+        .map(|c| (c.year as f64, c.mean_rps))
+        .collect();
+    let years = tiers
+        .iter()
+        .flat_map(|t| t.capacity.iter().map(|c| c.year))
+        .max()
+        .unwrap_or(1);
+    // Capacity holds for a whole year and changes at the year boundary: a step line.
+    let capacity = |t: &TierResult| -> Vec<(f64, f64)> {
+        t.capacity
+            .iter()
+            .flat_map(|c| {
+                let v = c.units as f64 * t.unit_throughput_rps;
+                [(c.year as f64 - 0.5, v), (c.year as f64 + 0.5, v)]
+            })
+            .collect()
+    };
+    // The first tier-year whose capacity at full load is below that year's peak.
+    let short = tiers.iter().find_map(|t| {
+        t.capacity
+            .iter()
+            .find(|c| (c.units as f64) * t.unit_throughput_rps < c.peak_rps)
+            .map(|c| (t.name.clone(), c.year))
+    });
+    let headroom = tiers
+        .iter()
+        .flat_map(|t| {
+            t.capacity
+                .iter()
+                .filter(|c| c.peak_rps > 0.0)
+                .map(|c| c.units as f64 * t.unit_throughput_rps / c.peak_rps)
+        })
+        .fold(f64::INFINITY, f64::min);
+    let title = match &short {
+        Some((tier, 1)) => format!("{tier}'s fleet cannot carry the peak traffic"),
+        Some((tier, y)) => format!("{tier}'s fleet falls short of the peak from year {y}"),
+        None if headroom.is_finite() => format!(
+            "Every planned fleet carries its year's peak, with at least {headroom:.1}× headroom"
+        ),
+        None => "Every planned fleet carries its year's peak".to_string(),
+    };
+    let (p1, pn) = (
+        peak.first().map_or(0.0, |p| p.1),
+        peak.last().map_or(0.0, |p| p.1),
+    );
+    let mut subtitle = if (pn - p1).abs() > 1e-9 {
+        format!(
+            "Busiest-hour traffic grows from {} to {} over {years} years.",
+            draw::rps(p1),
+            draw::rps(pn)
+        )
+    } else {
+        format!("Busiest-hour traffic stays at {}.", draw::rps(p1))
+    };
+    subtitle.push_str(" Capacity = units planned × one unit's throughput at full load");
+    match max_utilization(ctx) {
+        Some(u) => subtitle.push_str(&format!(
+            "; fleets are planned to run at most {:.0} % busy.",
+            u * 100.0
+        )),
+        None => subtitle.push('.'),
+    }
+
+    let mut lines = vec![
+        Line {
+            marker: Some(Marker::Circle),
+            ..Line::new(draw::INK, peak.clone())
+        },
+        Line {
+            dashed: true,
+            width: 2,
+            ..Line::new(draw::GREY, mean)
+        },
+    ];
+    let mut legend = vec![
+        LegendEntry {
+            label: "peak traffic (busiest hour)".into(),
+            color: draw::INK,
+            swatch: Swatch::Line(Marker::Circle),
+        },
+        LegendEntry {
+            label: "mean traffic".into(),
+            color: draw::GREY,
+            swatch: Swatch::Dashed,
+        },
+    ];
+    let mut marks = vec![];
+    let n = tiers.len();
+    for (ti, t) in tiers.iter().enumerate() {
+        let (color, marker) = ctx.tier_color(&t.name);
+        let pts = capacity(t);
+        let units: Vec<String> = t.capacity.iter().map(|c| c.units.to_string()).collect();
+        legend.push(LegendEntry {
+            label: format!("{} capacity (units: {})", t.name, units.join(" ")),
+            color,
+            swatch: Swatch::Line(marker),
+        });
+        if tiers.len() <= 3 {
+            // Label the unit count where it changes, so the eye finds the steps.
+            let mut last = None;
+            for c in &t.capacity {
+                if last != Some(c.units) {
+                    marks.push(Mark {
+                        at: (c.year as f64, c.units as f64 * t.unit_throughput_rps),
+                        label: format!("{} unit{}", c.units, if c.units == 1 { "" } else { "s" }),
+                        color: draw::INK,
+                        secondary: false,
+                    });
+                }
+                last = Some(c.units);
+            }
+        }
+        // Tiers often plan the same capacity: later tiers are drawn wider and underneath, so
+        // every line still shows as a rim around the ones on top.
+        lines.push(Line {
+            marker: Some(marker),
+            width: (3 + 2 * (n - 1 - ti)).min(9) as u32,
+            marker_at: Some(
+                t.capacity
+                    .iter()
+                    .map(|c| (c.year as f64, c.units as f64 * t.unit_throughput_rps))
+                    .collect(),
+            ),
+            ..Line::new(color, pts)
+        });
+    }
+    let max = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .fold(0.0, f64::max);
+    let chart = LineChart {
+        head: Head {
+            title: title.clone(),
+            subtitle,
+            legend,
+            footer: ctx.footer.clone(),
+        },
+        x: AxisSpec {
+            axis: Axis {
+                min: 0.5,
+                max: years as f64 + 0.5,
+                step: 1.0,
+                ticks: (1..=years).map(|y| y as f64).collect(),
+            },
+            fmt: Box::new(|v| format!("{}", v.round() as i64)),
+            desc: "Year".into(),
+        },
+        y: rps_axis(max * 1.05, "Requests per second"),
+        y2: None,
+        lines,
+        rules: vec![],
+        marks,
+        height: draw::HEIGHT,
+    };
+    let svg = line::render(&chart).map_err(draw_error(NAME))?;
+    Ok(Ok(vec![Drawn {
+        name: NAME.into(),
+        title,
+        caption: "Does each year's fleet carry that year's traffic? Busiest-hour and mean request \
+                  rate per year against each tier's planned capacity: units planned × the \
+                  throughput of one unit at full load (roofline). Rings mark the years in which a \
+                  fleet changes size."
+            .into(),
+        svg,
+    }]))
+}
+
+/// Hour-by-hour step points: value v_h held from h to h + 1.
+fn steps(values: impl Iterator<Item = f64>) -> Vec<(f64, f64)> {
+    let mut pts = vec![];
+    for (h, v) in values.enumerate() {
+        pts.push((h as f64, v));
+        pts.push((h as f64 + 1.0, v));
+    }
+    pts
+}
+
+/// Instances of each autoscaled cloud fleet over the busiest day against that day's rate.
+pub(super) fn design_day(ctx: &Context<'_>) -> Result<Built, ChartError> {
+    const NAME: &str = "design-day";
+    let what = "cloud instances over the busiest day against its request rate";
+    let r = ctx.results;
+    if r.design_day_rps.is_empty() {
+        return Ok(Err(Skipped {
+            name: NAME.into(),
+            what: what.into(),
+            reason: "the traffic gives no hourly curve for the peak day".into(),
+        }));
+    }
+    let autoscaled = |t: &TierResult| {
+        t.options.iter().any(|o| {
+            matches!(
+                o.option,
+                DeploymentOption::OnDemand
+                    | DeploymentOption::Hybrid1y
+                    | DeploymentOption::Hybrid3y
+            )
+        })
+    };
+    let tiers: Vec<&TierResult> = r
+        .tiers
+        .iter()
+        .filter(|t| !t.design_day_units.is_empty() && autoscaled(t))
+        .collect();
+    if tiers.is_empty() {
+        return Ok(Err(Skipped {
+            name: NAME.into(),
+            what: what.into(),
+            reason: "no tier runs an autoscaled cloud fleet (the fleets are fixed in size, or \
+                     on-prem only)"
+                .into(),
+        }));
+    }
+    let years = ctx.years();
+    // A request rate cannot fall below zero; a traffic curve that dips below it is drawn at
+    // zero, and the subtitle says so.
+    let negative = r.design_day_rps.iter().any(|&v| v < 0.0);
+    let rates: Vec<f64> = r.design_day_rps.iter().map(|&v| v.max(0.0)).collect();
+    let rmin = rates.iter().copied().fold(f64::INFINITY, f64::min);
+    let rmax = rates.iter().copied().fold(0.0, f64::max);
+    let umin = tiers
+        .iter()
+        .flat_map(|t| t.design_day_units.iter().copied())
+        .min()
+        .unwrap_or(0);
+    let umax = tiers
+        .iter()
+        .flat_map(|t| t.design_day_units.iter().copied())
+        .max()
+        .unwrap_or(0);
+    let plural = |n: u32| if n == 1 { "" } else { "s" };
+    let title = match (tiers.len(), umin == umax) {
+        (1, true) => format!(
+            "On the busiest day, {} runs {umax} instance{} all day",
+            tiers[0].name,
+            plural(umax)
+        ),
+        (1, false) => format!(
+            "On the busiest day, {} runs between {umin} and {umax} instances",
+            tiers[0].name
+        ),
+        (_, true) => format!(
+            "On the busiest day, each autoscaled fleet runs {umax} instance{} all day",
+            plural(umax)
+        ),
+        (_, false) => {
+            format!("On the busiest day, the autoscaled fleets run {umin} to {umax} instances")
+        }
+    };
+    let mut subtitle = format!(
+        "Year {years}'s busiest day: {} to {} (grey, left axis) against the instances an \
+         autoscaled fleet runs each hour (right axis).",
+        draw::rps(rmin),
+        draw::rps(rmax)
+    );
+    if negative {
+        subtitle.push_str(" The traffic curve dips below zero at night; drawn at zero.");
+    }
+    let units_axis = count_axis(umax as f64 * 1.15);
+    let mut lines = vec![Line {
+        width: 2,
+        fill: true,
+        ..Line::new(draw::GREY, steps(rates.iter().copied()))
+    }];
+    let mut legend = vec![LegendEntry {
+        label: "request rate (left axis)".into(),
+        color: draw::GREY,
+        swatch: Swatch::Box,
+    }];
+    for t in &tiers {
+        let (color, marker) = ctx.tier_color(&t.name);
+        lines.push(Line {
+            secondary: true,
+            marker: Some(marker),
+            marker_at: Some(
+                t.design_day_units
+                    .iter()
+                    .enumerate()
+                    .step_by(3)
+                    .map(|(h, &u)| (h as f64 + 0.5, u as f64))
+                    .collect(),
+            ),
+            ..Line::new(color, steps(t.design_day_units.iter().map(|&u| u as f64)))
+        });
+        legend.push(LegendEntry {
+            label: format!("{} instances (right axis)", t.name),
+            color,
+            swatch: Swatch::Line(marker),
+        });
+    }
+    let ustep = units_axis.step;
+    let chart = LineChart {
+        head: Head {
+            title: title.clone(),
+            subtitle,
+            legend,
+            footer: ctx.footer.clone(),
+        },
+        x: AxisSpec {
+            axis: Axis {
+                min: 0.0,
+                max: 24.0,
+                step: 3.0,
+                ticks: (0..=8).map(|i| i as f64 * 3.0).collect(),
+            },
+            fmt: Box::new(|v| format!("{:02}:00", v.round() as i64)),
+            desc: format!("Hour of the busiest day of year {years}"),
+        },
+        y: rps_axis(rmax * 1.1, "Requests per second"),
+        y2: Some(AxisSpec {
+            axis: units_axis,
+            fmt: Box::new(move |v| draw::number_tick(v, ustep)),
+            desc: "Instances running".into(),
+        }),
+        lines,
+        rules: vec![],
+        marks: vec![],
+        height: draw::HEIGHT,
+    };
+    let svg = line::render(&chart).map_err(draw_error(NAME))?;
+    Ok(Ok(vec![Drawn {
+        name: NAME.into(),
+        title,
+        caption: format!(
+            "How closely does an autoscaled cloud fleet follow the traffic? The request rate in \
+             each hour of year {years}'s busiest day and the instances an on-demand (or hybrid \
+             burst) fleet runs in that hour; on-demand is billed for these instance-hours."
+        ),
+        svg,
+    }]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn count_axes_tick_whole_numbers() {
+        let a = count_axis(2.3);
+        assert!(a.ticks.iter().all(|t| t.fract() == 0.0), "{a:?}");
+        assert!(a.max >= 2.3);
+        assert!(count_axis(0.0).max >= 1.0);
+    }
+
+    #[test]
+    fn steps_hold_each_hour() {
+        assert_eq!(
+            steps([1.0, 2.0].into_iter()),
+            vec![(0.0, 1.0), (1.0, 1.0), (1.0, 2.0), (2.0, 2.0)]
+        );
+    }
+}

@@ -1,0 +1,451 @@
+//! The latency charts, from the simulator's data: tail latency against offered load per tier
+//! (the "hockey stick") with the SLO bound, and the latency distribution at the planned fleet.
+//! Runs without simulated latency skip both, with the reason.
+
+use super::draw::{self, Axis, Head, LegendEntry, Marker, Swatch};
+use super::line::{self, AxisSpec, Line, LineChart, Rule};
+use super::{Built, ChartError, Context, Drawn, Skipped, draw_error, percentile_label};
+use crate::results::{LoadPoint, TierResult};
+
+fn no_latency(ctx: &Context<'_>, name: &str, what: &str) -> Skipped {
+    Skipped {
+        name: name.into(),
+        what: what.into(),
+        reason: format!(
+            "this run sized its fleets with the {} method, which gives no latency distribution; \
+             simulated runs have one",
+            ctx.results.scenario.capacity_method
+        ),
+    }
+}
+
+fn ms_axis(max_ms: f64, desc: &str) -> AxisSpec {
+    let axis = draw::nice_axis(0.0, max_ms, 6);
+    let step = axis.step;
+    AxisSpec {
+        axis,
+        fmt: Box::new(move |v| draw::number_tick(v, step)),
+        desc: desc.into(),
+    }
+}
+
+/// Reads one percentile off a load point.
+type Percentile = fn(&LoadPoint) -> f64;
+
+/// The percentile series of a load point closest to the SLO's percentile.
+fn series_for(p: f64) -> (f64, Percentile) {
+    let options: [(f64, Percentile); 3] = [
+        (50.0, |l| l.p50_s),
+        (95.0, |l| l.p95_s),
+        (99.0, |l| l.p99_s),
+    ];
+    options
+        .into_iter()
+        .min_by(|a, b| (a.0 - p).abs().total_cmp(&(b.0 - p).abs()))
+        .unwrap_or((99.0, |l| l.p99_s))
+}
+
+/// The highest offered load [req/s] at which `value` stays within `bound`, interpolated between
+/// simulated points; `Ok(None)` when it is within at every load, `Err(())` when at none.
+pub(crate) fn max_load_within(
+    curve: &[LoadPoint],
+    value: Percentile,
+    bound: f64,
+) -> Result<Option<(f64, f64)>, ()> {
+    let Some(first_bad) = curve.iter().position(|l| value(l) > bound) else {
+        return Ok(None);
+    };
+    if first_bad == 0 {
+        return Err(());
+    }
+    let (a, b) = (&curve[first_bad - 1], &curve[first_bad]);
+    let (va, vb) = (value(a), value(b));
+    let t = if vb > va {
+        ((bound - va) / (vb - va)).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    Ok(Some((
+        a.offered_rps + t * (b.offered_rps - a.offered_rps),
+        a.utilization + t * (b.utilization - a.utilization),
+    )))
+}
+
+/// p50/p95/p99 against offered load, one chart per tier with simulated data.
+pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
+    let what = "tail latency against offered load";
+    let tiers: Vec<&TierResult> = ctx
+        .results
+        .tiers
+        .iter()
+        .filter(|t| !t.latency_curve.is_empty())
+        .collect();
+    if tiers.is_empty() {
+        return Ok(Err(no_latency(ctx, "latency", what)));
+    }
+    let years = ctx.years();
+    let mut out = vec![];
+    let mut used: Vec<String> = vec![];
+    for t in tiers {
+        let mut name = format!("latency-{}", draw::slug(&t.name));
+        while used.contains(&name) {
+            name.push('x');
+        }
+        used.push(name.clone());
+        let mut curve = t.latency_curve.clone();
+        curve.retain(|l| l.offered_rps.is_finite());
+        curve.sort_by(|a, b| a.offered_rps.total_cmp(&b.offered_rps));
+        let units = t.capacity.last().map_or(0, |c| c.units);
+        let peak = t.capacity.last().map(|c| c.peak_rps);
+        let data_max = curve
+            .iter()
+            .map(|l| l.p99_s.max(l.p95_s).max(l.p50_s))
+            .filter(|v| v.is_finite())
+            .fold(0.0, f64::max)
+            * 1e3;
+        // The knee of the hockey stick runs off to infinity; keep the SLO region readable.
+        let (y_top, clipped) = match ctx.slo {
+            Some((_, bound)) => {
+                let cap = bound * 1e3 * 3.0;
+                let top = data_max.min(cap).max(bound * 1e3 * 1.15);
+                (top, data_max > top)
+            }
+            None => (data_max, false),
+        };
+        let title = match ctx.slo {
+            Some((p, bound)) => {
+                let (sp, value) = series_for(p);
+                let label = percentile_label(sp);
+                let bound_label = draw::ms(bound);
+                match max_load_within(&curve, value, bound) {
+                    Ok(None) => format!(
+                        "{}: {label} stays within {bound_label} at every load simulated, up to {}",
+                        t.name,
+                        draw::rps(curve.last().map_or(0.0, |l| l.offered_rps))
+                    ),
+                    Ok(Some((load, u))) => format!(
+                        "{}: {label} stays within {bound_label} up to {} ({:.0} % busy)",
+                        t.name,
+                        draw::rps(load),
+                        u * 100.0
+                    ),
+                    Err(()) => format!(
+                        "{}: {label} exceeds {bound_label} at every load simulated",
+                        t.name
+                    ),
+                }
+            }
+            None => format!("{}: tail latency against offered load", t.name),
+        };
+        let (umin, umax) = curve.iter().fold((f64::INFINITY, 0.0f64), |(a, b), l| {
+            (a.min(l.utilization), b.max(l.utilization))
+        });
+        let mut subtitle = format!(
+            "Simulated latency percentiles against offered load at year {years}'s planned fleet of \
+             {units} unit{}, {:.0}–{:.0} % busy.",
+            if units == 1 { "" } else { "s" },
+            umin * 100.0,
+            umax * 100.0
+        );
+        if clipped {
+            subtitle.push_str(&format!(
+                " Above {} the curves leave the chart.",
+                draw::ms(y_top / 1e3)
+            ));
+        }
+        let colors = [draw::OKABE_ITO[5], draw::OKABE_ITO[1], draw::OKABE_ITO[3]];
+        let pct: [(&str, Percentile, Marker); 3] = [
+            ("p50", |l| l.p50_s, Marker::Circle),
+            ("p95", |l| l.p95_s, Marker::Square),
+            ("p99", |l| l.p99_s, Marker::Triangle),
+        ];
+        let lines: Vec<Line> = pct
+            .iter()
+            .zip(colors)
+            .map(|((_, f, m), c)| Line {
+                marker: Some(*m),
+                ..Line::new(
+                    c,
+                    curve.iter().map(|l| (l.offered_rps, f(l) * 1e3)).collect(),
+                )
+            })
+            .collect();
+        let mut legend: Vec<LegendEntry> = pct
+            .iter()
+            .zip(colors)
+            .map(|((n, _, m), c)| LegendEntry {
+                label: (*n).into(),
+                color: c,
+                swatch: Swatch::Line(*m),
+            })
+            .collect();
+        let mut rules = vec![];
+        if let Some((p, bound)) = ctx.slo {
+            rules.push(Rule {
+                vertical: false,
+                at: bound * 1e3,
+                label: format!("SLO: {} ≤ {}", percentile_label(p), draw::ms(bound)),
+                color: draw::INK,
+            });
+            legend.push(LegendEntry {
+                label: "SLO bound".into(),
+                color: draw::INK,
+                swatch: Swatch::Dashed,
+            });
+        }
+        if let Some(peak) = peak {
+            rules.push(Rule {
+                vertical: true,
+                at: peak,
+                label: format!("year-{years} peak {}", draw::rps(peak)),
+                color: draw::GREY,
+            });
+        }
+        let x_max = curve
+            .iter()
+            .map(|l| l.offered_rps)
+            .fold(peak.unwrap_or(0.0), f64::max);
+        let xa = draw::nice_axis(0.0, x_max, 6);
+        let xstep = xa.step;
+        let chart = LineChart {
+            head: Head {
+                title: title.clone(),
+                subtitle,
+                legend,
+                footer: ctx.footer.clone(),
+            },
+            x: AxisSpec {
+                axis: xa,
+                fmt: Box::new(move |v| draw::number_tick(v, xstep)),
+                desc: "Offered load (requests per second)".into(),
+            },
+            y: ms_axis(y_top, "Latency (ms)"),
+            y2: None,
+            lines,
+            rules,
+            marks: vec![],
+            height: draw::HEIGHT,
+        };
+        let svg = line::render(&chart).map_err(draw_error(&name))?;
+        out.push(Drawn {
+            name,
+            title,
+            caption: format!(
+                "How much load can {}'s planned fleet take before the tail breaks the contract? \
+                 p50, p95 and p99 latency against offered load at the year-{years} fleet of \
+                 {units} unit{}, from the simulator; the dashed line is the SLO bound and the grey \
+                 line the year's busiest-hour traffic.",
+                t.name,
+                if units == 1 { "" } else { "s" }
+            ),
+            svg,
+        });
+    }
+    Ok(Ok(out))
+}
+
+/// The latency at quantile `q` of a CDF given as (latency [s], quantile) points.
+pub(crate) fn latency_at(cdf: &[(f64, f64)], q: f64) -> Option<f64> {
+    let mut pts: Vec<(f64, f64)> = cdf
+        .iter()
+        .copied()
+        .filter(|p| p.0.is_finite() && p.1.is_finite())
+        .collect();
+    pts.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.total_cmp(&b.0)));
+    let i = pts.iter().position(|p| p.1 >= q)?;
+    if i == 0 {
+        return Some(pts[0].0);
+    }
+    let (a, b) = (pts[i - 1], pts[i]);
+    let t = if b.1 > a.1 {
+        (q - a.1) / (b.1 - a.1)
+    } else {
+        1.0
+    };
+    Some(a.0 + t * (b.0 - a.0))
+}
+
+/// Share of requests answered within each latency, per tier, at the planned fleet.
+pub(super) fn cdf(ctx: &Context<'_>) -> Result<Built, ChartError> {
+    const NAME: &str = "latency-cdf";
+    let what = "latency distribution at the planned fleet";
+    let tiers: Vec<&TierResult> = ctx
+        .results
+        .tiers
+        .iter()
+        .filter(|t| !t.latency_cdf.is_empty())
+        .collect();
+    if tiers.is_empty() {
+        return Ok(Err(no_latency(ctx, NAME, what)));
+    }
+    let years = ctx.years();
+    let (p, bound) = ctx.slo.unwrap_or((99.0, f64::NAN));
+    let q = p / 100.0;
+    let at_p: Vec<(String, Option<f64>)> = tiers
+        .iter()
+        .map(|t| (t.name.clone(), latency_at(&t.latency_cdf, q)))
+        .collect();
+    let plabel = percentile_label(p);
+    let title = match at_p.as_slice() {
+        [(n, Some(v))] => format!(
+            "At the planned fleet, {n} answers {} % of requests within {}",
+            draw::group(p, if p.fract() == 0.0 { 0 } else { 1 }),
+            draw::ms(*v)
+        ),
+        many => format!(
+            "{plabel} at the planned fleet: {}{}",
+            many.iter()
+                .map(|(n, v)| format!("{n} {}", v.map_or("–".into(), draw::ms)))
+                .collect::<Vec<_>>()
+                .join(", "),
+            if bound.is_finite() {
+                format!(" (SLO {})", draw::ms(bound))
+            } else {
+                String::new()
+            }
+        ),
+    };
+    // Show the body and the SLO region; a long tail past the 99.9th percentile is cut off.
+    let x_hi = tiers
+        .iter()
+        .filter_map(|t| latency_at(&t.latency_cdf, 0.999))
+        .fold(0.0, f64::max)
+        * 1e3;
+    let x_max = if bound.is_finite() {
+        x_hi.max(bound * 1e3 * 1.1)
+    } else {
+        x_hi
+    };
+    let xa = draw::nice_axis(0.0, x_max, 6);
+    let xstep = xa.step;
+    let lines: Vec<Line> = tiers
+        .iter()
+        .map(|t| {
+            let (color, marker) = ctx.tier_color(&t.name);
+            let mut pts: Vec<(f64, f64)> = t
+                .latency_cdf
+                .iter()
+                .map(|&(s, q)| (s * 1e3, q * 100.0))
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            // Clip at the right edge: swap axes, clip "above", swap back.
+            let swapped: Vec<(f64, f64)> = pts.iter().map(|&(a, b)| (b, a)).collect();
+            let kept: Vec<(f64, f64)> = draw::clip_above(&swapped, xa.max)
+                .into_iter()
+                .next()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(a, b)| (b, a))
+                .collect();
+            Line {
+                marker: Some(marker),
+                ..Line::new(color, kept)
+            }
+        })
+        .collect();
+    let mut legend: Vec<LegendEntry> = tiers
+        .iter()
+        .map(|t| {
+            let (color, marker) = ctx.tier_color(&t.name);
+            LegendEntry {
+                label: t.name.clone(),
+                color,
+                swatch: Swatch::Line(marker),
+            }
+        })
+        .collect();
+    let mut rules = vec![Rule {
+        vertical: false,
+        at: p,
+        label: plabel.clone(),
+        color: draw::GREY,
+    }];
+    if bound.is_finite() {
+        rules.push(Rule {
+            vertical: true,
+            at: bound * 1e3,
+            label: format!("SLO bound {}", draw::ms(bound)),
+            color: draw::INK,
+        });
+        legend.push(LegendEntry {
+            label: format!("SLO: {plabel} ≤ {}", draw::ms(bound)),
+            color: draw::INK,
+            swatch: Swatch::Dashed,
+        });
+    }
+    let chart = LineChart {
+        head: Head {
+            title: title.clone(),
+            subtitle: format!(
+                "Share of requests answered within each latency at year {years}'s planned fleet, \
+                 simulated at the busiest hour's traffic."
+            ),
+            legend,
+            footer: ctx.footer.clone(),
+        },
+        x: AxisSpec {
+            axis: xa,
+            fmt: Box::new(move |v| draw::number_tick(v, xstep)),
+            desc: "Latency (ms)".into(),
+        },
+        y: AxisSpec {
+            axis: Axis {
+                min: 0.0,
+                max: 100.0,
+                step: 20.0,
+                ticks: (0..=5).map(|i| i as f64 * 20.0).collect(),
+            },
+            fmt: Box::new(|v| format!("{} %", v.round() as i64)),
+            desc: "Requests answered within (%)".into(),
+        },
+        y2: None,
+        lines,
+        rules,
+        marks: vec![],
+        height: draw::HEIGHT,
+    };
+    let svg = line::render(&chart).map_err(draw_error(NAME))?;
+    Ok(Ok(vec![Drawn {
+        name: NAME.into(),
+        title,
+        caption: format!(
+            "What latency do requests see at the planned fleet? The share of requests answered \
+             within each latency at year {years}'s planned fleet, from the simulator; the dashed \
+             lines mark the SLO's percentile and bound."
+        ),
+        svg,
+    }]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lp(rps: f64, p99_ms: f64) -> LoadPoint {
+        LoadPoint {
+            offered_rps: rps,
+            utilization: rps / 1000.0,
+            p50_s: p99_ms / 3e3,
+            p95_s: p99_ms / 1.5e3,
+            p99_s: p99_ms / 1e3,
+        }
+    }
+
+    #[test]
+    fn finds_the_knee_against_the_bound() {
+        let curve = [lp(100.0, 50.0), lp(500.0, 100.0), lp(900.0, 300.0)];
+        let (load, u) = max_load_within(&curve, |l| l.p99_s, 0.2).unwrap().unwrap();
+        assert!((load - 700.0).abs() < 1e-9, "{load}");
+        assert!((u - 0.7).abs() < 1e-9);
+        assert_eq!(max_load_within(&curve, |l| l.p99_s, 1.0), Ok(None));
+        assert_eq!(max_load_within(&curve, |l| l.p99_s, 0.01), Err(()));
+    }
+
+    #[test]
+    fn reads_quantiles_off_the_cdf() {
+        let cdf = [(0.01, 0.0), (0.02, 0.5), (0.04, 1.0)];
+        assert!((latency_at(&cdf, 0.75).unwrap() - 0.03).abs() < 1e-12);
+        assert_eq!(latency_at(&cdf, 0.0), Some(0.01));
+        assert_eq!(latency_at(&[], 0.5), None);
+    }
+}

@@ -1,0 +1,847 @@
+//! What the report says, page by page: the title page with the recommendation and contents,
+//! the executive summary, the assumptions, the charts and the method with its caveats. Every
+//! number comes from [`RunResults`], formatted as the terminal table formats it, so the PDF,
+//! `results.json` and the terminal agree.
+
+use super::ReportDate;
+use super::layout::{
+    self, BODY, CONTENT_W, Column, ESTIMATE_FILL, GREY, INK, Layout, MARGIN_X, NOTE_FILL, Op,
+    PAGE_H, PAGE_W, RULE, Row, SMALL, Table,
+};
+use crate::cite::Basis;
+use crate::report::charts::ChartSet;
+use crate::report::charts::draw::group;
+use crate::report::fonts;
+use crate::report::table::{exact_label, ms};
+use crate::results::{RunResults, usd, usd_cents};
+
+/// Lay the whole report out.
+pub fn lay_out(r: &RunResults, charts: &ChartSet, date: &ReportDate) -> Layout {
+    let mut l = Layout::new();
+    let contents_at = title_page(&mut l, r, date);
+    l.new_page();
+    summary(&mut l, r, charts);
+    assumptions(&mut l, r);
+    figures(&mut l, charts);
+    method(&mut l, r, charts);
+    contents(&mut l, contents_at);
+    l
+}
+
+/// The footer of page `i` of `n`: provenance on the left, "page i of n" on the right.
+pub fn footer(r: &RunResults, i: usize, n: usize) -> Vec<Op> {
+    let y = PAGE_H - 40.0;
+    let size = 7.5;
+    let right = format!("page {} of {n}", i + 1);
+    let rw = fonts::text_width(&right, size, false);
+    let left = fonts::ellipsize(
+        &format!("tco-sim {} · {}", r.tool_version, r.scenario.name),
+        CONTENT_W - rw - 20.0,
+        size,
+        false,
+    );
+    vec![
+        Op::Line {
+            x1: MARGIN_X,
+            y1: y,
+            x2: MARGIN_X + CONTENT_W,
+            y2: y,
+            width: 0.5,
+            color: RULE,
+        },
+        Op::Text {
+            x: MARGIN_X,
+            y: y + 12.0,
+            size,
+            bold: false,
+            color: GREY,
+            text: left,
+        },
+        Op::Text {
+            x: PAGE_W - MARGIN_X - rw,
+            y: y + 12.0,
+            size,
+            bold: false,
+            color: GREY,
+            text: right,
+        },
+    ]
+}
+
+/// An input's value by scope and field, if the run recorded it.
+fn input(r: &RunResults, scope: &str, field: &str) -> Option<f64> {
+    r.inputs
+        .iter()
+        .find(|i| i.scope == scope && i.field == field)
+        .map(|i| i.value)
+}
+
+/// A key: value line with the value wrapped beside the key.
+fn fact(l: &mut Layout, key: &str, value: &str) {
+    let key_w = 118.0;
+    let lines = fonts::wrap(value, CONTENT_W - key_w, BODY, false);
+    l.ensure(lines.len() as f32 * BODY * 1.3);
+    let top = l.y;
+    l.line(MARGIN_X, BODY, true, INK, key);
+    l.y = top;
+    for v in lines {
+        l.line(MARGIN_X + key_w, BODY, false, INK, &v);
+    }
+    l.gap(1.5);
+}
+
+/// Returns where the contents list goes.
+fn title_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
+    let s = &r.scenario;
+    l.gap(36.0);
+    l.line(
+        MARGIN_X,
+        10.0,
+        false,
+        GREY,
+        "tco-sim procurement report · where to serve the model, and what it will cost",
+    );
+    l.gap(10.0);
+    l.paragraph(&s.name, 21.0, true, INK, 0.0);
+    if let Some(d) = &s.description {
+        l.gap(4.0);
+        l.paragraph(d, 11.0, false, GREY, 0.0);
+    }
+    l.gap(16.0);
+    fact(l, "Workload", &format!("{} ({})", s.workload, s.precision));
+    fact(l, "Traffic", &s.traffic);
+    fact(l, "Latency contract", &s.slo);
+    fact(l, "Horizon", &format!("{} years", s.horizon_years));
+    fact(l, "Fleet sizing", &s.capacity_method);
+    fact(l, "Scenario file", &s.file);
+    fact(l, "Seed", &s.seed.to_string());
+    fact(l, "Report date", &date.iso());
+    fact(l, "Tool", &format!("{} {}", r.tool, r.tool_version));
+    l.gap(16.0);
+
+    // The recommendation in a tinted box.
+    let sentence = r.recommendation.as_ref().map_or_else(
+        || "No option meets the SLO in every year: see the notes in the executive summary.".into(),
+        |rec| rec.sentence.clone(),
+    );
+    let pad = 10.0;
+    let lines = fonts::wrap(&sentence, CONTENT_W - 2.0 * pad, 11.5, false);
+    let h = 2.0 * pad + 13.0 * 1.3 + lines.len() as f32 * 11.5 * 1.3 + 4.0;
+    l.ensure(h);
+    l.push(Op::Rect {
+        x: MARGIN_X,
+        y: l.y,
+        w: CONTENT_W,
+        h,
+        fill: NOTE_FILL,
+    });
+    l.gap(pad);
+    l.line(MARGIN_X + pad, 13.0, true, INK, "Recommendation");
+    l.gap(4.0);
+    for s in lines {
+        l.line(MARGIN_X + pad, 11.5, false, INK, &s);
+    }
+    l.gap(pad + 10.0);
+
+    if let Some(rec) = &r.recommendation {
+        let best = r
+            .tiers
+            .iter()
+            .find(|t| t.name == rec.best.tier)
+            .and_then(|t| t.options.iter().find(|o| o.option == rec.best.option));
+        fact(
+            l,
+            "Recommended",
+            &format!("{} · {}", rec.best.tier, rec.best.option),
+        );
+        fact(
+            l,
+            &format!("{}-year cash", s.horizon_years),
+            &match best {
+                Some(o) if o.residual_value_usd > 0.0 => format!(
+                    "{} (NPV {}; net of the hardware's residual value {})",
+                    usd(rec.best.total_usd),
+                    usd(o.npv_usd),
+                    usd(rec.best.npv_net_usd)
+                ),
+                Some(o) => format!("{} (NPV {})", usd(rec.best.total_usd), usd(o.npv_usd)),
+                None => usd(rec.best.total_usd),
+            },
+        );
+        if let Some(cpm) = best.and_then(|o| o.cost_per_million_usd) {
+            fact(l, "Per million requests", &usd_cents(cpm));
+        }
+        if let (Some(ru), Some(m), Some(f)) = (&rec.runner_up, rec.margin_usd, rec.margin_fraction)
+        {
+            fact(
+                l,
+                "Runner-up",
+                &format!(
+                    "{} · {}, {} more by NPV net of residual value ({:.1} %)",
+                    ru.tier,
+                    ru.option,
+                    usd(m),
+                    f * 100.0
+                ),
+            );
+        }
+        let estimates = r
+            .inputs
+            .iter()
+            .filter(|i| i.basis == Basis::Estimate)
+            .count();
+        if estimates > 0 {
+            fact(
+                l,
+                "Estimates",
+                &format!(
+                    "{estimates} of {} inputs are estimates; they are shaded in the assumptions \
+                     (section 2)",
+                    r.inputs.len()
+                ),
+            );
+        }
+    }
+    l.gap(18.0);
+    l.y
+}
+
+/// Write the contents list onto the title page, now that the sections' pages are known.
+fn contents(l: &mut Layout, at: f32) {
+    // Sections and figures; the sub-headings are in the PDF's bookmarks.
+    let entries: Vec<(String, u8, usize)> = l
+        .sections
+        .iter()
+        .filter(|s| s.level <= 1 || s.title.starts_with("Figure "))
+        .map(|s| (s.title.clone(), s.level, s.page))
+        .collect();
+    let mut ops = vec![];
+    let mut y = at;
+    let size = 9.5;
+    ops.push(Op::Text {
+        x: MARGIN_X,
+        y: y + 12.0,
+        size: 12.0,
+        bold: true,
+        color: INK,
+        text: "Contents".into(),
+    });
+    y += 20.0;
+    let total = entries.len();
+    for (k, (title, level, page)) in entries.into_iter().enumerate() {
+        if y > PAGE_H - layout::MARGIN_BOTTOM - 2.0 * 14.0 && k + 1 < total {
+            ops.push(Op::Text {
+                x: MARGIN_X,
+                y: y + size,
+                size,
+                bold: false,
+                color: GREY,
+                text: format!("… {} more entries in the PDF's bookmarks", total - k),
+            });
+            break;
+        }
+        let indent = if level <= 1 { 0.0 } else { 14.0 };
+        let bold = level <= 1;
+        let num = format!("{}", page + 1);
+        let nw = fonts::text_width(&num, size, bold);
+        let room = CONTENT_W - indent - nw - 30.0;
+        let t = fonts::ellipsize(&title, room, size, bold);
+        let tw = fonts::text_width(&t, size, bold);
+        let base = y + size;
+        ops.push(Op::Text {
+            x: MARGIN_X + indent,
+            y: base,
+            size,
+            bold,
+            color: INK,
+            text: t,
+        });
+        // Dot leaders from the title to the page number.
+        let dot = fonts::text_width(" .", size, false);
+        let (x0, x1) = (
+            MARGIN_X + indent + tw + 6.0,
+            MARGIN_X + CONTENT_W - nw - 6.0,
+        );
+        if x1 > x0 + dot {
+            let n = ((x1 - x0) / dot).floor() as usize;
+            ops.push(Op::Text {
+                x: x1 - n as f32 * dot,
+                y: base,
+                size,
+                bold: false,
+                color: RULE,
+                text: " .".repeat(n),
+            });
+        }
+        ops.push(Op::Text {
+            x: MARGIN_X + CONTENT_W - nw,
+            y: base,
+            size,
+            bold,
+            color: INK,
+            text: num,
+        });
+        y += size * 1.45;
+    }
+    if let Some(p) = l.pages.first_mut() {
+        p.ops.extend(ops);
+    }
+}
+
+/// "Figure 2" for the chart named `name`, or a plain description when it was not drawn.
+fn figure_ref(charts: &ChartSet, name: &str) -> String {
+    charts
+        .charts
+        .iter()
+        .position(|c| c.name == name)
+        .map_or_else(
+            || "the break-even chart".into(),
+            |i| format!("Figure {}", i + 1),
+        )
+}
+
+fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
+    let years = r.scenario.horizon_years;
+    l.heading("1  Executive summary", 1, 80.0);
+    let rate = input(r, "costs", "discount_rate");
+    l.paragraph(
+        &format!(
+            "Each tier and deployment option over {years} years. Totals are cash spent in \
+             nominal US dollars; NPV discounts them at {} (capex at the start of its year, \
+             running costs at mid-year). Options are ranked on NPV net of the hardware's \
+             residual value, among tiers that meet the latency contract ({}) in every year. The \
+             recommended row is shaded.",
+            rate.map_or("the scenario's discount rate".into(), |v| format!(
+                "{} % a year",
+                group(v * 100.0, 1).trim_end_matches(".0")
+            )),
+            r.scenario.slo
+        ),
+        BODY,
+        false,
+        INK,
+        0.0,
+    );
+    l.gap(6.0);
+
+    l.heading("Cost by tier and option", 2, 60.0);
+    let simulated = r
+        .tiers
+        .iter()
+        .any(|t| t.capacity.iter().any(|c| c.latency.is_some()));
+    let residual = r
+        .tiers
+        .iter()
+        .flat_map(|t| &t.options)
+        .any(|o| o.residual_value_usd > 0.0);
+    let mut cols = vec![
+        Column::left("Tier"),
+        Column::left("Option"),
+        Column::right(format!("Units y1–y{years}")),
+    ];
+    if simulated {
+        cols.push(Column::right(format!("p99 year {years}")));
+    }
+    cols.push(Column::right(format!("{years}-year total")));
+    cols.push(Column::right("NPV"));
+    if residual {
+        cols.push(Column::right(format!("Residual value y{years}")));
+        cols.push(Column::right("NPV net of residual"));
+    }
+    cols.push(Column::right("$ per million requests"));
+    cols.push(Column::left("Meets SLO"));
+    let best = r
+        .recommendation
+        .as_ref()
+        .map(|rec| (rec.best.tier.clone(), rec.best.option));
+    let mut rows = vec![];
+    for t in &r.tiers {
+        let units: Vec<String> = t.capacity.iter().map(|c| c.units.to_string()).collect();
+        if t.options.is_empty() {
+            let mut cells = vec![t.name.clone(), "(no option priced)".into(), units.join(" ")];
+            cells.resize(cols.len(), "–".into());
+            rows.push(Row::new(cells));
+            continue;
+        }
+        for o in &t.options {
+            let mut cells = vec![t.name.clone(), o.option.label().into(), units.join(" ")];
+            if simulated {
+                cells.push(
+                    t.capacity
+                        .last()
+                        .and_then(|c| c.latency.as_ref())
+                        .map_or("–".into(), |x| ms(x.p99_s)),
+                );
+            }
+            cells.push(usd(o.total_usd));
+            cells.push(usd(o.npv_usd));
+            if residual {
+                cells.push(if o.residual_value_usd > 0.0 {
+                    usd(o.residual_value_usd)
+                } else {
+                    "–".into()
+                });
+                cells.push(usd(o.npv_net_usd));
+            }
+            cells.push(o.cost_per_million_usd.map_or("–".into(), usd_cents));
+            cells.push(if t.meets_slo() { "yes" } else { "no" }.into());
+            let chosen = best
+                .as_ref()
+                .is_some_and(|(bt, bo)| *bt == t.name && *bo == o.option);
+            rows.push(Row {
+                cells,
+                fill: chosen.then_some(layout::CHOSEN_FILL),
+                bold: chosen,
+                bold_cols: vec![],
+            });
+        }
+    }
+    if rows.is_empty() {
+        l.paragraph("The run has no tiers.", BODY, false, INK, 0.0);
+    } else {
+        l.table(&Table {
+            columns: cols,
+            rows,
+            size: SMALL,
+        });
+    }
+
+    if !r.break_even.is_empty() {
+        l.heading("Break-even daily use", 2, 60.0);
+        l.paragraph(
+            &format!(
+                "Hours of use per day at which on-prem and a cloud option cost the same over the \
+                 horizon. Seed form (as in seed 004): 24 h × on-prem total ÷ cloud total at \
+                 24 h/day. Exact: where the two cost lines cross ({}); egress is excluded on \
+                 both sides.",
+                figure_ref(charts, "break-even")
+            ),
+            BODY,
+            false,
+            INK,
+            0.0,
+        );
+        l.gap(3.0);
+        let rows = r
+            .break_even
+            .iter()
+            .map(|b| {
+                Row::new(vec![
+                    b.on_prem_tier.clone(),
+                    format!("{} · {}", b.cloud_tier, b.cloud_option),
+                    b.simplified_hours_per_day
+                        .map_or("–".into(), |h| format!("{h:.1} h/day")),
+                    exact_label(&b.exact),
+                ])
+            })
+            .collect();
+        l.table(&Table {
+            columns: vec![
+                Column::left("On-prem tier"),
+                Column::left("Against"),
+                Column::right("Seed form"),
+                Column::right("Exact"),
+            ],
+            rows,
+            size: SMALL,
+        });
+    }
+
+    if !r.references.is_empty() {
+        l.heading("Against published figures", 2, 60.0);
+        l.paragraph(
+            "The published figures the scenario names, beside this run's. A large change is \
+             expected where this run counts costs the publication leaves out.",
+            BODY,
+            false,
+            INK,
+            0.0,
+        );
+        l.gap(3.0);
+        let rows = r
+            .references
+            .iter()
+            .map(|x| {
+                Row::new(vec![
+                    x.label.clone(),
+                    format!("{} · {}", x.tier, x.option),
+                    x.reference_total_usd.map_or("–".into(), usd),
+                    usd(x.total_usd),
+                    x.total_change
+                        .map_or("–".into(), |f| format!("{:+.1} %", f * 100.0)),
+                    x.reference_break_even_hours_per_day
+                        .map_or("–".into(), |h| format!("{h:.1} h/day")),
+                    match (&x.break_even_simplified_hours_per_day, &x.break_even_exact) {
+                        (Some(h), Some(e)) => format!("{h:.1} h/day; {}", exact_label(e)),
+                        _ => "–".into(),
+                    },
+                ])
+            })
+            .collect();
+        l.table(&Table {
+            columns: vec![
+                Column::left("Reference"),
+                Column::left("Tier · option"),
+                Column::right("Published total"),
+                Column::right("This run"),
+                Column::right("Change"),
+                Column::right("Published break-even"),
+                Column::left("This run's break-even (seed form; exact)"),
+            ],
+            rows,
+            size: SMALL,
+        });
+    }
+
+    if !r.notes.is_empty() {
+        l.heading("Notes", 2, 30.0);
+        for n in &r.notes {
+            l.bullet(n, BODY);
+        }
+    }
+}
+
+/// An input's value as written in the assumptions: thousands separators, no trailing zeros,
+/// and powers of ten for very large or very small figures ("8.03 × 10⁹").
+pub fn input_value(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return group(v, 0);
+    }
+    let a = v.abs();
+    if !(1e-4..1e9).contains(&a) {
+        let exp = a.log10().floor() as i32;
+        let mant = v / 10f64.powi(exp);
+        let m = format!("{mant:.3}");
+        let m = m.trim_end_matches('0').trim_end_matches('.');
+        let sup: String = exp
+            .to_string()
+            .chars()
+            .map(|c| match c {
+                '-' => '⁻',
+                '0' => '⁰',
+                '1' => '¹',
+                '2' => '²',
+                '3' => '³',
+                '4' => '⁴',
+                '5' => '⁵',
+                '6' => '⁶',
+                '7' => '⁷',
+                '8' => '⁸',
+                _ => '⁹',
+            })
+            .collect();
+        return format!("{m} × 10{sup}");
+    }
+    let s = group(v, 6);
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    if s == "-0" { "0".into() } else { s }
+}
+
+fn assumptions(l: &mut Layout, r: &RunResults) {
+    l.new_page();
+    l.heading("2  Assumptions", 1, 120.0);
+    let estimates = r
+        .inputs
+        .iter()
+        .filter(|i| i.basis == Basis::Estimate)
+        .count();
+    l.paragraph(
+        &format!(
+            "Every input the run used, with its value, its basis, its source and the source's \
+             date. Basis: cited (taken from the source as written), derived (computed from cited \
+             figures; the arithmetic is in the note), estimate (no firm source), measured (on \
+             real hardware), user input (given in the scenario). {estimates} of the {} inputs \
+             are estimates: their rows are shaded and marked ESTIMATE. Replace them with your \
+             own figures where you have them; the answer depends on them.",
+            r.inputs.len()
+        ),
+        BODY,
+        false,
+        INK,
+        0.0,
+    );
+    l.gap(6.0);
+    if r.inputs.is_empty() {
+        l.paragraph("The run recorded no inputs.", BODY, false, INK, 0.0);
+        return;
+    }
+    let rows = r
+        .inputs
+        .iter()
+        .map(|i| {
+            let estimate = i.basis == Basis::Estimate;
+            let mut source = i.source.clone();
+            if !i.date.is_empty() {
+                source.push_str(&format!(" ({})", i.date));
+            }
+            if let Some(n) = &i.note {
+                source.push_str(&format!(". Note: {n}"));
+            }
+            Row {
+                cells: vec![
+                    format!("{} · {}", i.scope, i.field),
+                    input_value(i.value),
+                    if estimate {
+                        "ESTIMATE".into()
+                    } else {
+                        i.basis.label().into()
+                    },
+                    source,
+                ],
+                fill: estimate.then_some(ESTIMATE_FILL),
+                bold: false,
+                bold_cols: if estimate { vec![2] } else { vec![] },
+            }
+        })
+        .collect();
+    l.table(&Table {
+        columns: vec![
+            Column::left("Input"),
+            Column::right("Value"),
+            Column::left("Basis"),
+            Column::left("Source (date) and note"),
+        ],
+        rows,
+        size: 7.5,
+    });
+}
+
+fn figures(l: &mut Layout, charts: &ChartSet) {
+    l.new_page();
+    l.heading("3  Charts", 1, 200.0);
+    if charts.charts.is_empty() {
+        l.paragraph("This run has no data to chart.", BODY, false, INK, 0.0);
+    }
+    for (i, c) in charts.charts.iter().enumerate() {
+        let size = c.tree.size();
+        let aspect = size.height() / size.width();
+        let caption = format!("Figure {} ({}). {}", i + 1, c.name, c.caption);
+        // Register the figure for the contents and bookmarks at the place it will land.
+        let cap_lines = fonts::wrap(&caption, CONTENT_W, SMALL + 0.5, false).len() as f32;
+        l.ensure(CONTENT_W * aspect + cap_lines * (SMALL + 0.5) * 1.3 + 6.0);
+        l.sections.push(layout::Section {
+            title: format!("Figure {}: {}", i + 1, c.title),
+            level: 2,
+            page: l.page(),
+            y: l.y,
+        });
+        l.figure(i, aspect, &caption);
+    }
+    if !charts.skipped.is_empty() {
+        // Charts left out for the same reason share one line.
+        let mut lines: Vec<(Vec<String>, String)> = vec![];
+        for s in &charts.skipped {
+            let what = format!("{} ({})", s.what, s.name);
+            match lines.iter_mut().find(|(_, r)| *r == s.reason) {
+                Some((w, _)) => w.push(what),
+                None => lines.push((vec![what], s.reason.clone())),
+            }
+        }
+        let lines: Vec<String> = lines
+            .into_iter()
+            .map(|(w, r)| {
+                let mut w = w.join("; ");
+                if let Some(first) = w.get(..1) {
+                    w = first.to_uppercase() + &w[1..];
+                }
+                format!("{w}: {r}.")
+            })
+            .collect();
+        let h: f32 = lines.iter().map(|t| Layout::bullet_height(t, BODY)).sum();
+        l.heading("Charts not shown", 2, h);
+        for t in &lines {
+            l.bullet(t, BODY);
+        }
+    }
+}
+
+fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
+    let years = r.scenario.horizon_years;
+    l.new_page();
+    l.heading("4  Method and caveats", 1, 120.0);
+    l.heading("How the numbers are made", 2, 60.0);
+    let util = input(r, "slo", "max_utilization");
+    let bullets = [
+        format!(
+            "Capacity: each tier's fleet for each year is sized to carry that year's busiest-hour \
+             traffic within the latency contract, by the {} method{}. Cloud fleets on demand \
+             follow the traffic hour by hour, never below one instance.",
+            r.scenario.capacity_method,
+            util.map_or(String::new(), |u| format!(
+                ", planning at most {:.0} % utilization",
+                u * 100.0
+            ))
+        ),
+        "On-prem: units are bought when the fleet grows and again when they reach the end of \
+         their depreciation life; capex is purchase price plus an installation and network share. \
+         Each installed unit pays maintenance (a share of its price), energy (idle power plus the \
+         busy share of the dynamic power, times PUE, times the electricity price), colocation \
+         space per kW of peak power, and a fractional share of an administrator."
+            .into(),
+        "Cloud: on-demand pays each instance-hour used; a reservation pays its committed \
+         instances every hour of its term, used or not (no upfront payment); a hybrid reserves a \
+         base chosen to minimise cost and bursts on demand above it. Cloud options also pay \
+         egress per GB of responses."
+            .into(),
+        "Totals are nominal cash. NPV discounts capex from the start of its year and running \
+         costs from mid-year. Cost per million requests is the total divided by the requests \
+         served."
+            .into(),
+        "Break-even: each option's cost is written as a straight line in hours of use per day \
+         (fixed costs + hours × cost per hour-of-day, egress excluded) and the lines are \
+         solved for their crossing."
+            .into(),
+    ];
+    for b in &bullets {
+        l.bullet(b, BODY);
+    }
+
+    l.heading("What the model leaves out", 2, 60.0);
+    let mut caveats: Vec<String> = vec![];
+    let residuals: Vec<String> = r
+        .tiers
+        .iter()
+        .flat_map(|t| {
+            t.options
+                .iter()
+                .filter(|o| o.residual_value_usd > 0.0)
+                .map(move |o| format!("{} · {} {}", t.name, o.option, usd(o.residual_value_usd)))
+        })
+        .collect();
+    caveats.push(format!(
+        "Residual value is reported, not subtracted from the totals: totals are cash spent. The \
+         recommendation ranks on NPV net of the residual value (straight-line book value of the \
+         hardware at the end of year {years}){}",
+        if residuals.is_empty() {
+            ".".to_string()
+        } else {
+            format!(": {}.", residuals.join("; "))
+        }
+    ));
+    let beyond: Vec<String> = r
+        .tiers
+        .iter()
+        .flat_map(|t| {
+            t.options
+                .iter()
+                .filter(|o| o.committed_beyond_horizon_usd > 0.0)
+                .map(move |o| {
+                    format!(
+                        "{} · {} {}",
+                        t.name,
+                        o.option,
+                        usd(o.committed_beyond_horizon_usd)
+                    )
+                })
+        })
+        .collect();
+    caveats.push(format!(
+        "Reservations run their full term: a commitment made late in the horizon is still owed \
+         after year {years}, and that amount is not in the totals{}",
+        if beyond.is_empty() {
+            " (none in this run).".to_string()
+        } else {
+            format!(": {}.", beyond.join("; "))
+        }
+    ));
+    caveats.extend([
+        "No network or storage costs beyond egress: cluster networking is inside the on-prem \
+         installation share, and storage, load balancers and data transfer between zones are \
+         not modelled."
+            .to_string(),
+        "Prices are held constant over the horizon: no cloud price cuts, hardware price changes, \
+         inflation or negotiated discounts."
+            .into(),
+        "No taxes, tax shields of depreciation, financing costs, or costs of selling used \
+         hardware."
+            .into(),
+        "Cloud capacity is assumed to be there when asked for: no spot instances, no \
+         autoscaling lag, no shortage of reserved capacity."
+            .into(),
+        "Failures and maintenance windows are covered only by the utilization headroom; no \
+         spare units are added."
+            .into(),
+    ]);
+    let simulated = r
+        .tiers
+        .iter()
+        .any(|t| !t.latency_curve.is_empty() || !t.latency_cdf.is_empty());
+    if !simulated {
+        caveats.push(format!(
+            "Tail latency was not simulated in this run (fleet sizing: {}): fleets meet the \
+             contract by the utilization bound, and the latency charts are not shown.",
+            r.scenario.capacity_method
+        ));
+    }
+    for c in &caveats {
+        l.bullet(c, BODY);
+    }
+
+    l.heading("Which figures are estimates", 2, 40.0);
+    let est: Vec<String> = r
+        .inputs
+        .iter()
+        .filter(|i| i.basis == Basis::Estimate)
+        .map(|i| format!("{} · {} = {}", i.scope, i.field, input_value(i.value)))
+        .collect();
+    if est.is_empty() {
+        l.paragraph(
+            "None: every input is cited, derived, measured or given by the user.",
+            BODY,
+            false,
+            INK,
+            0.0,
+        );
+    } else {
+        l.paragraph(
+            &format!(
+                "{} inputs have no firm source (shaded in section 2): {}.",
+                est.len(),
+                est.join("; ")
+            ),
+            BODY,
+            false,
+            INK,
+            0.0,
+        );
+    }
+    l.heading("Reproducing this report", 2, 40.0);
+    l.paragraph(
+        &format!(
+            "Running \"tco-sim {} --seed {}\" with tco-sim {} writes this report again, beside \
+             results.json (every number in it, with every input and its source), results.csv \
+             and the {} charts as SVG and PNG. With SOURCE_DATE_EPOCH set, the PDF is \
+             byte-identical.",
+            r.scenario.file,
+            r.scenario.seed,
+            r.tool_version,
+            charts.charts.len()
+        ),
+        BODY,
+        false,
+        INK,
+        0.0,
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn input_values_read_naturally() {
+        assert_eq!(input_value(0.081), "0.081");
+        assert_eq!(input_value(126_700.0), "126,700");
+        assert_eq!(input_value(23.77728), "23.77728");
+        assert_eq!(input_value(8.03e9), "8.03 × 10⁹");
+        assert_eq!(input_value(3.35e12), "3.35 × 10¹²");
+        assert_eq!(input_value(0.0005), "0.0005");
+        assert_eq!(input_value(2e-5), "2 × 10⁻⁵");
+        assert_eq!(input_value(0.0), "0");
+        assert_eq!(input_value(4.0), "4");
+    }
+}

@@ -1,0 +1,624 @@
+//! A small page-layout engine for the report, because krilla draws glyphs and paths but does
+//! not wrap lines, build tables or break pages.
+//!
+//! Content is laid out top to bottom into pages of drawing operations ([`Op`]), in points with
+//! the origin at the top left of an A4 page. Text is measured with the same font the PDF embeds
+//! ([`fonts::text_width`]), so a line that fits here fits on paper. Tables repeat their header
+//! on every page they run onto; a row never splits across pages. Page numbers ("page 3 of 9")
+//! and the contents are filled in once the page count is known.
+
+use crate::report::fonts;
+
+/// A4 portrait \[pt\].
+pub const PAGE_W: f32 = 595.28;
+pub const PAGE_H: f32 = 841.89;
+pub const MARGIN_X: f32 = 54.0;
+pub const MARGIN_TOP: f32 = 54.0;
+/// Room kept below the content for the footer \[pt\].
+pub const MARGIN_BOTTOM: f32 = 62.0;
+pub const CONTENT_W: f32 = PAGE_W - 2.0 * MARGIN_X;
+
+/// Body text size \[pt\].
+pub const BODY: f32 = 9.5;
+/// Table text size \[pt\].
+pub const SMALL: f32 = 8.0;
+/// Line height as a multiple of the size.
+const LEADING: f32 = 1.3;
+
+/// An sRGB colour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
+pub const INK: Rgb = Rgb(0x22, 0x22, 0x22);
+pub const GREY: Rgb = Rgb(0x5f, 0x5f, 0x5f);
+pub const RULE: Rgb = Rgb(0xb0, 0xb0, 0xb0);
+pub const HEADER_FILL: Rgb = Rgb(0xe6, 0xe9, 0xee);
+pub const ZEBRA: Rgb = Rgb(0xf6, 0xf6, 0xf6);
+/// Rows of estimated inputs: a warm tint that survives grey-scale printing as a light grey.
+pub const ESTIMATE_FILL: Rgb = Rgb(0xfc, 0xe8, 0xc3);
+/// The recommended row.
+pub const CHOSEN_FILL: Rgb = Rgb(0xd9, 0xec, 0xe3);
+pub const NOTE_FILL: Rgb = Rgb(0xe8, 0xf1, 0xf8);
+
+/// One drawing operation; `y` of text is its baseline.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Op {
+    Text {
+        x: f32,
+        y: f32,
+        size: f32,
+        bold: bool,
+        color: Rgb,
+        text: String,
+    },
+    Rect {
+        x: f32,
+        y: f32,
+        w: f32,
+        h: f32,
+        fill: Rgb,
+    },
+    Line {
+        x1: f32,
+        y1: f32,
+        x2: f32,
+        y2: f32,
+        width: f32,
+        color: Rgb,
+    },
+    /// Chart `index` of the chart set, scaled into the box.
+    Chart {
+        index: usize,
+        x: f32,
+        y: f32,
+        w: f32,
+        h: f32,
+    },
+}
+
+/// One page: what to draw on it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Page {
+    pub ops: Vec<Op>,
+}
+
+/// A heading, for the contents and the PDF outline.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Section {
+    pub title: String,
+    pub level: u8,
+    pub page: usize,
+    pub y: f32,
+}
+
+/// Horizontal alignment in a table column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// A table column. Right-aligned columns hold numbers and never wrap their cells (their
+/// headers may wrap); left-aligned ones wrap at spaces.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Column {
+    pub header: String,
+    pub align: Align,
+}
+
+impl Column {
+    fn nowrap(&self) -> bool {
+        self.align == Align::Right
+    }
+}
+
+impl Column {
+    pub fn left(header: impl Into<String>) -> Column {
+        Column {
+            header: header.into(),
+            align: Align::Left,
+        }
+    }
+    pub fn right(header: impl Into<String>) -> Column {
+        Column {
+            header: header.into(),
+            align: Align::Right,
+        }
+    }
+}
+
+/// A table row.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Row {
+    pub cells: Vec<String>,
+    /// Background; zebra striping when `None`.
+    pub fill: Option<Rgb>,
+    pub bold: bool,
+    /// Columns set in bold whatever the row.
+    pub bold_cols: Vec<usize>,
+}
+
+impl Row {
+    pub fn new(cells: Vec<String>) -> Row {
+        Row {
+            cells,
+            ..Row::default()
+        }
+    }
+}
+
+/// A table to lay out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Row>,
+    pub size: f32,
+}
+
+const PAD_X: f32 = 4.0;
+const PAD_Y: f32 = 2.5;
+
+/// The layout in progress.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub pages: Vec<Page>,
+    /// Top of the free space on the last page \[pt\].
+    pub y: f32,
+    pub sections: Vec<Section>,
+}
+
+impl Default for Layout {
+    fn default() -> Self {
+        Layout::new()
+    }
+}
+
+/// Baseline offset of a line of text of `size` in a line box of `size × LEADING`.
+fn baseline(size: f32) -> f32 {
+    let line = size * LEADING;
+    // Centre the font's full height (ascent + descent ≈ 1.16 em for DejaVu) in the box.
+    (line - size * 1.164) / 2.0 + size * fonts::ascent(false)
+}
+
+impl Layout {
+    pub fn new() -> Layout {
+        Layout {
+            pages: vec![Page::default()],
+            y: MARGIN_TOP,
+            sections: vec![],
+        }
+    }
+
+    /// Index of the page being filled.
+    pub fn page(&self) -> usize {
+        self.pages.len() - 1
+    }
+
+    pub fn push(&mut self, op: Op) {
+        if let Some(p) = self.pages.last_mut() {
+            p.ops.push(op);
+        }
+    }
+
+    pub fn new_page(&mut self) {
+        self.pages.push(Page::default());
+        self.y = MARGIN_TOP;
+    }
+
+    /// Free height left on this page \[pt\].
+    pub fn room(&self) -> f32 {
+        PAGE_H - MARGIN_BOTTOM - self.y
+    }
+
+    /// Start a new page unless `h` fits on this one (or this one is still empty).
+    pub fn ensure(&mut self, h: f32) {
+        if h > self.room() && self.y > MARGIN_TOP + 0.5 {
+            self.new_page();
+        }
+    }
+
+    pub fn gap(&mut self, h: f32) {
+        self.y += h;
+    }
+
+    /// One line of text at `x`, its box starting at the cursor; the cursor moves below it.
+    pub fn line(&mut self, x: f32, size: f32, bold: bool, color: Rgb, text: &str) {
+        self.push(Op::Text {
+            x,
+            y: self.y + baseline(size),
+            size,
+            bold,
+            color,
+            text: text.to_string(),
+        });
+        self.y += size * LEADING;
+    }
+
+    /// A wrapped paragraph from `x` to the right margin; breaks pages between lines.
+    pub fn paragraph(&mut self, text: &str, size: f32, bold: bool, color: Rgb, indent: f32) {
+        let width = CONTENT_W - indent;
+        for l in fonts::wrap(text, width, size, bold) {
+            self.ensure(size * LEADING);
+            self.line(MARGIN_X + indent, size, bold, color, &l);
+        }
+    }
+
+    /// A bulleted paragraph.
+    pub fn bullet(&mut self, text: &str, size: f32) {
+        let indent = 12.0;
+        let lines = fonts::wrap(text, CONTENT_W - indent, size, false);
+        for (i, l) in lines.iter().enumerate() {
+            self.ensure(size * LEADING);
+            if i == 0 {
+                self.push(Op::Text {
+                    x: MARGIN_X + 2.0,
+                    y: self.y + baseline(size),
+                    size,
+                    bold: false,
+                    color: INK,
+                    text: "•".into(),
+                });
+            }
+            self.line(MARGIN_X + indent, size, false, INK, l);
+        }
+        self.gap(size * 0.3);
+    }
+
+    /// Height a bulleted paragraph takes.
+    pub fn bullet_height(text: &str, size: f32) -> f32 {
+        fonts::wrap(text, CONTENT_W - 12.0, size, false).len() as f32 * size * LEADING + size * 0.3
+    }
+
+    /// A heading; kept on a page with at least `keep` points of what follows.
+    pub fn heading(&mut self, text: &str, level: u8, keep: f32) {
+        let size = match level {
+            1 => 15.0,
+            _ => 11.5,
+        };
+        let before = if level == 1 { 6.0 } else { 8.0 };
+        self.ensure(before + size * LEADING + keep);
+        if self.y > MARGIN_TOP + 0.5 {
+            self.gap(before);
+        }
+        self.sections.push(Section {
+            title: text.to_string(),
+            level,
+            page: self.page(),
+            y: self.y,
+        });
+        let lines = fonts::wrap(text, CONTENT_W, size, true);
+        for l in &lines {
+            self.line(MARGIN_X, size, true, INK, l);
+        }
+        if level == 1 {
+            self.push(Op::Line {
+                x1: MARGIN_X,
+                y1: self.y + 1.0,
+                x2: MARGIN_X + CONTENT_W,
+                y2: self.y + 1.0,
+                width: 0.8,
+                color: RULE,
+            });
+            self.gap(6.0);
+        } else {
+            self.gap(2.0);
+        }
+    }
+
+    /// A chart scaled to the content width, with its caption; kept together on one page.
+    pub fn figure(&mut self, index: usize, aspect: f32, caption: &str) {
+        let w = CONTENT_W;
+        let mut h = w * aspect;
+        let cap = fonts::wrap(caption, CONTENT_W, SMALL + 0.5, false);
+        let cap_h = cap.len() as f32 * (SMALL + 0.5) * LEADING + 6.0;
+        let max_h = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM - cap_h;
+        let mut w = w;
+        if h > max_h {
+            // A tall chart is shrunk to fit the page, keeping its proportions.
+            w *= max_h / h;
+            h = max_h;
+        }
+        self.ensure(h + cap_h);
+        self.push(Op::Chart {
+            index,
+            x: MARGIN_X + (CONTENT_W - w) / 2.0,
+            y: self.y,
+            w,
+            h,
+        });
+        self.y += h + 4.0;
+        for l in cap {
+            self.line(MARGIN_X, SMALL + 0.5, false, GREY, &l);
+        }
+        self.gap(10.0);
+    }
+
+    /// A table across the content width.
+    pub fn table(&mut self, t: &Table) {
+        let widths = fit_columns(t, CONTENT_W);
+        let line_h = t.size * LEADING;
+        let cell_lines = |cells: &[String], bold: &dyn Fn(usize) -> bool, header: bool| {
+            cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let w = widths.get(i).copied().unwrap_or(40.0) - 2.0 * PAD_X;
+                    let nowrap = !header && t.columns.get(i).is_some_and(|c| c.nowrap());
+                    if nowrap {
+                        vec![fonts::ellipsize(c, w, t.size, bold(i))]
+                    } else {
+                        fonts::wrap(c, w, t.size, bold(i))
+                    }
+                })
+                .collect::<Vec<Vec<String>>>()
+        };
+        let headers: Vec<String> = t.columns.iter().map(|c| c.header.clone()).collect();
+        let head_lines = cell_lines(&headers, &|_| true, true);
+        let head_h = rows_height(&head_lines, line_h);
+        let max_row_h = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM - head_h;
+        let draw_header = |l: &mut Layout| {
+            l.row(&head_lines, &widths, t, line_h, Some(HEADER_FILL), &|_| {
+                true
+            });
+            l.push(Op::Line {
+                x1: MARGIN_X,
+                y1: l.y,
+                x2: MARGIN_X + CONTENT_W,
+                y2: l.y,
+                width: 0.6,
+                color: RULE,
+            });
+        };
+        let first_row_h = t.rows.first().map_or(0.0, |r| {
+            let bold = |i: usize| r.bold || r.bold_cols.contains(&i);
+            rows_height(&cell_lines(&r.cells, &bold, false), line_h)
+        });
+        self.ensure(head_h + first_row_h.min(max_row_h));
+        draw_header(self);
+        for (k, r) in t.rows.iter().enumerate() {
+            let bold = |i: usize| r.bold || r.bold_cols.contains(&i);
+            let mut lines = cell_lines(&r.cells, &bold, false);
+            // A row taller than a page (never seen in practice) is cut, with an ellipsis.
+            let max_lines = ((max_row_h - 2.0 * PAD_Y) / line_h).floor().max(1.0) as usize;
+            for cell in &mut lines {
+                if cell.len() > max_lines {
+                    cell.truncate(max_lines);
+                    if let Some(last) = cell.last_mut() {
+                        last.push('…');
+                    }
+                }
+            }
+            let h = rows_height(&lines, line_h);
+            if h > self.room() {
+                self.new_page();
+                draw_header(self);
+            }
+            let fill = r.fill.or(if k % 2 == 1 { Some(ZEBRA) } else { None });
+            self.row(&lines, &widths, t, line_h, fill, &bold);
+        }
+        self.push(Op::Line {
+            x1: MARGIN_X,
+            y1: self.y,
+            x2: MARGIN_X + CONTENT_W,
+            y2: self.y,
+            width: 0.6,
+            color: RULE,
+        });
+        self.gap(8.0);
+    }
+
+    fn row(
+        &mut self,
+        lines: &[Vec<String>],
+        widths: &[f32],
+        t: &Table,
+        line_h: f32,
+        fill: Option<Rgb>,
+        bold: &dyn Fn(usize) -> bool,
+    ) {
+        let h = rows_height(lines, line_h);
+        if let Some(fill) = fill {
+            self.push(Op::Rect {
+                x: MARGIN_X,
+                y: self.y,
+                w: CONTENT_W,
+                h,
+                fill,
+            });
+        }
+        let mut x = MARGIN_X;
+        for (i, cell) in lines.iter().enumerate() {
+            let w = widths.get(i).copied().unwrap_or(0.0);
+            let align = t.columns.get(i).map_or(Align::Left, |c| c.align);
+            for (j, l) in cell.iter().enumerate() {
+                let tw = fonts::text_width(l, t.size, bold(i));
+                let tx = match align {
+                    Align::Left => x + PAD_X,
+                    Align::Right => x + w - PAD_X - tw,
+                };
+                self.push(Op::Text {
+                    x: tx,
+                    y: self.y + PAD_Y + j as f32 * line_h + baseline(t.size),
+                    size: t.size,
+                    bold: bold(i),
+                    color: INK,
+                    text: l.clone(),
+                });
+            }
+            x += w;
+        }
+        self.y += h;
+    }
+}
+
+fn rows_height(cells: &[Vec<String>], line_h: f32) -> f32 {
+    let n = cells.iter().map(|c| c.len()).max().unwrap_or(1).max(1);
+    n as f32 * line_h + 2.0 * PAD_Y
+}
+
+/// Column widths that fill `total`: each column gets its natural (unwrapped) width when all
+/// fit; otherwise the columns with the most text give way first, never below their longest
+/// word, so numbers and short labels stay on one line and long sources wrap.
+pub fn fit_columns(t: &Table, total: f32) -> Vec<f32> {
+    let n = t.columns.len();
+    if n == 0 {
+        return vec![];
+    }
+    let mut natural = vec![0.0f32; n];
+    let mut minimum = vec![0.0f32; n];
+    let mut measure = |i: usize, text: &str, bold: bool, whole: bool| {
+        let w = fonts::text_width(text, t.size, bold) + 2.0 * PAD_X;
+        natural[i] = natural[i].max(w);
+        let word = if whole {
+            w
+        } else {
+            text.split_whitespace()
+                .map(|w| fonts::text_width(w, t.size, bold))
+                .fold(0.0, f32::max)
+                + 2.0 * PAD_X
+        };
+        minimum[i] = minimum[i].max(word);
+    };
+    for (i, c) in t.columns.iter().enumerate() {
+        // Headers may wrap at spaces, so only their longest word counts towards the minimum;
+        // they count towards the natural width as two lines' worth.
+        let words: Vec<&str> = c.header.split_whitespace().collect();
+        let half = words.len().div_ceil(2);
+        let (a, b) = (words[..half].join(" "), words[half..].join(" "));
+        measure(i, &a, true, false);
+        measure(i, &b, true, false);
+    }
+    for r in &t.rows {
+        for (i, c) in r.cells.iter().enumerate().take(n) {
+            measure(
+                i,
+                c,
+                r.bold || r.bold_cols.contains(&i),
+                t.columns[i].nowrap(),
+            );
+        }
+    }
+    let sum: f32 = natural.iter().sum();
+    if sum <= total {
+        return natural.iter().map(|w| w * total / sum).collect();
+    }
+    let excess = sum - total;
+    let give: Vec<f32> = natural
+        .iter()
+        .zip(&minimum)
+        .map(|(n, m)| (n - m).max(0.0))
+        .collect();
+    let give_sum: f32 = give.iter().sum();
+    if give_sum >= excess && give_sum > 0.0 {
+        natural
+            .iter()
+            .zip(&give)
+            .map(|(n, g)| n - excess * g / give_sum)
+            .collect()
+    } else {
+        let msum: f32 = minimum.iter().sum();
+        minimum.iter().map(|m| m * total / msum).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(rows: usize, text: &str) -> Table {
+        Table {
+            columns: vec![
+                Column::left("input"),
+                Column::right("value"),
+                Column::left("source"),
+            ],
+            rows: (0..rows)
+                .map(|i| Row::new(vec![format!("field {i}"), "1,234".into(), text.into()]))
+                .collect(),
+            size: SMALL,
+        }
+    }
+
+    fn texts(l: &Layout, page: usize) -> Vec<String> {
+        l.pages[page]
+            .ops
+            .iter()
+            .filter_map(|o| match o {
+                Op::Text { text, .. } => Some(text.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn columns_fill_the_width_and_keep_short_columns_whole() {
+        let long = "a source with a very long title that must wrap inside its column, \
+                    again and again, because it is longer than the page is wide";
+        let t = table(3, long);
+        let w = fit_columns(&t, CONTENT_W);
+        assert!((w.iter().sum::<f32>() - CONTENT_W).abs() < 0.01);
+        assert!(w[1] >= fonts::text_width("1,234", SMALL, false) + 2.0 * PAD_X);
+        assert!(w[2] > w[0]);
+        let short = table(2, "short");
+        let w = fit_columns(&short, CONTENT_W);
+        assert!((w.iter().sum::<f32>() - CONTENT_W).abs() < 0.01);
+    }
+
+    #[test]
+    fn long_tables_run_onto_new_pages_with_their_header() {
+        let mut l = Layout::new();
+        l.table(&table(200, "a source"));
+        assert!(l.pages.len() >= 3, "{} pages", l.pages.len());
+        for p in 0..l.pages.len() {
+            let t = texts(&l, p);
+            assert_eq!(t.iter().filter(|s| *s == "input").count(), 1, "page {p}");
+        }
+        // Every row is there once.
+        let all: Vec<String> = (0..l.pages.len()).flat_map(|p| texts(&l, p)).collect();
+        for i in 0..200 {
+            assert_eq!(
+                all.iter().filter(|s| **s == format!("field {i}")).count(),
+                1
+            );
+        }
+        // Nothing is drawn into the footer zone.
+        for p in &l.pages {
+            for o in &p.ops {
+                if let Op::Text { y, .. } = o {
+                    assert!(*y < PAGE_H - MARGIN_BOTTOM + 1.0);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn text_stays_inside_the_margins() {
+        let mut l = Layout::new();
+        let long = "word ".repeat(400);
+        l.paragraph(&long, BODY, false, INK, 0.0);
+        l.table(&table(5, &long));
+        for p in &l.pages {
+            for o in &p.ops {
+                if let Op::Text {
+                    x,
+                    size,
+                    text,
+                    bold,
+                    ..
+                } = o
+                {
+                    let right = x + fonts::text_width(text, *size, *bold);
+                    assert!(*x >= MARGIN_X - 0.01 && right <= MARGIN_X + CONTENT_W + 0.01);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn headings_are_kept_with_what_follows() {
+        let mut l = Layout::new();
+        l.gap(PAGE_H - MARGIN_TOP - MARGIN_BOTTOM - 30.0);
+        l.heading("Assumptions", 1, 60.0);
+        assert_eq!(l.sections[0].page, 1);
+    }
+}

@@ -1,0 +1,339 @@
+//! The charts, checked the way a reader meets them: every SVG parses and carries its title,
+//! series and axis labels; no two pieces of text overlap and none is cut off at the edge; the
+//! PNG decodes at the right size with ink in it; chart text is drawn from the vendored font
+//! alone; latency charts appear with latency data and are skipped, with a reason, without it;
+//! degenerate runs draw without panicking; and the same results give the same bytes.
+
+mod report_fixtures;
+
+use report_fixtures::{MIXED, degenerate, empty, from_toml, out_dir, shipped, with_latency};
+use tco_sim::report::charts::{self, Chart, ChartSet};
+use usvg::roxmltree;
+
+fn render(r: &tco_sim::results::RunResults) -> ChartSet {
+    charts::render_all(r).expect("charts render")
+}
+
+fn chart<'a>(set: &'a ChartSet, name: &str) -> &'a Chart {
+    set.charts
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| {
+            panic!(
+                "no chart `{name}` among {:?}",
+                set.charts.iter().map(|c| &c.name).collect::<Vec<_>>()
+            )
+        })
+}
+
+/// Every `<text>` of the SVG file, as written.
+fn svg_texts(c: &Chart) -> Vec<String> {
+    let doc = roxmltree::Document::parse(&c.svg).expect("SVG is well-formed XML");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or("").trim().to_string())
+        .collect()
+}
+
+fn assert_has(c: &Chart, wanted: &[&str]) {
+    let texts = svg_texts(c);
+    for w in wanted {
+        assert!(
+            texts.iter().any(|t| t.contains(w)),
+            "chart `{}` has no text containing {w:?}; it has {texts:?}",
+            c.name
+        );
+    }
+}
+
+/// The laid-out box of every text node of the parsed tree (canvas coordinates, rotation
+/// included), with the text; empty boxes for text that produced no glyph outlines.
+fn glyph_boxes(tree: &usvg::Tree) -> Vec<(String, usvg::Rect)> {
+    fn walk(g: &usvg::Group, out: &mut Vec<(String, usvg::Rect)>) {
+        for n in g.children() {
+            match n {
+                usvg::Node::Group(g) => walk(g, out),
+                usvg::Node::Text(t) => {
+                    let s: String = t.chunks().iter().map(|c| c.text()).collect();
+                    let outlined = t.flattened().children().iter().any(|n| match n {
+                        usvg::Node::Group(g) => !g.children().is_empty(),
+                        _ => true,
+                    });
+                    let b = t.abs_bounding_box();
+                    let empty = usvg::Rect::from_xywh(b.left(), b.top(), 0.0, 0.0);
+                    out.push((s, if outlined { b } else { empty.unwrap_or(b) }));
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut out = vec![];
+    walk(tree.root(), &mut out);
+    out
+}
+
+#[test]
+fn every_chart_parses_and_shows_its_series_and_labels() {
+    let r = with_latency(from_toml(MIXED));
+    let set = render(&r);
+    let names: Vec<&str> = set.charts.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(
+        names,
+        [
+            "cumulative-cost",
+            "break-even",
+            "cost-per-million",
+            "cost-breakdown-altra-on-prem",
+            "cost-breakdown-inferentia2-cloud",
+            "capacity",
+            "design-day",
+            "latency-altra-on-prem",
+            "latency-inferentia2-cloud",
+            "latency-cdf",
+        ]
+    );
+    assert!(set.skipped.is_empty(), "{:?}", set.skipped);
+    for c in &set.charts {
+        // The title is drawn and stored as the SVG's <title>; usvg parsed it (the tree exists).
+        assert!(
+            c.svg
+                .contains(&format!("<title>{}</title>", c.title.replace('&', "&amp;")))
+        );
+        assert!(!c.caption.is_empty());
+        assert_eq!(c.tree.size().width(), 800.0);
+    }
+    assert_has(
+        chart(&set, "cumulative-cost"),
+        &[
+            "Cumulative cost (USD)",
+            "End of year",
+            "Altra on-prem · on-prem",
+            "Inferentia2 cloud · on-demand",
+            "Inferentia2 cloud · reserved-3y",
+            "$0",
+        ],
+    );
+    let be = chart(&set, "break-even");
+    assert_has(
+        be,
+        &[
+            "Daily use (hours per day)",
+            "Five-year cost (USD)",
+            "Altra on-prem · on-prem",
+            "h/day",
+        ],
+    );
+    // Every exact break-even inside the day is labelled with its hours.
+    for b in &r.break_even {
+        if let tco_sim::cost::ExactBreakEven::At { hours_per_day, .. } = b.exact {
+            assert_has(be, &[&format!("{hours_per_day:.1} h/day")]);
+        }
+    }
+    let cpm = chart(&set, "cost-per-million");
+    for t in &r.tiers {
+        for o in &t.options {
+            if let Some(v) = o.cost_per_million_usd {
+                assert_has(cpm, &[&tco_sim::results::usd_cents(v)]);
+            }
+        }
+    }
+    assert_has(
+        chart(&set, "cost-breakdown-altra-on-prem"),
+        &["capex (purchase + install)", "energy", "Year", "on-prem"],
+    );
+    assert_has(
+        chart(&set, "cost-breakdown-inferentia2-cloud"),
+        &["cloud instance fees", "on-demand", "reserved-1y"],
+    );
+    assert_has(
+        chart(&set, "capacity"),
+        &["peak traffic (busiest hour)", "Requests per second", "Year"],
+    );
+    assert_has(
+        chart(&set, "design-day"),
+        &["Instances running", "request rate (left axis)", "12:00"],
+    );
+    assert_has(
+        chart(&set, "latency-altra-on-prem"),
+        &[
+            "p50",
+            "p95",
+            "p99",
+            "SLO: p99 ≤ 200 ms",
+            "Latency (ms)",
+            "Offered load (requests per second)",
+        ],
+    );
+    assert_has(
+        chart(&set, "latency-cdf"),
+        &["SLO bound 200 ms", "Requests answered within (%)", "100 %"],
+    );
+    // The hockey stick's title reads the knee off the data (p99 reaches 200 ms at 85 % busy).
+    assert!(
+        chart(&set, "latency-altra-on-prem")
+            .title
+            .contains("p99 stays within 200 ms up to"),
+        "{}",
+        chart(&set, "latency-altra-on-prem").title
+    );
+}
+
+#[test]
+fn no_text_overlaps_other_text_or_leaves_the_canvas() {
+    for (tag, r) in [
+        ("mixed", with_latency(from_toml(MIXED))),
+        ("h100", shipped("h100-current-prices")),
+        ("seed", shipped("seed-8xh100")),
+        ("starter", shipped("starter")),
+    ] {
+        for c in render(&r).charts {
+            let boxes = glyph_boxes(&c.tree);
+            assert!(boxes.len() > 5, "{tag}/{}: {} texts", c.name, boxes.len());
+            let size = c.tree.size();
+            for (i, (ta, a)) in boxes.iter().enumerate() {
+                assert!(
+                    a.left() >= 0.0
+                        && a.top() >= 0.0
+                        && a.right() <= size.width()
+                        && a.bottom() <= size.height(),
+                    "{tag}/{}: {ta:?} is cut off at {a:?}",
+                    c.name
+                );
+                for (tb, b) in &boxes[i + 1..] {
+                    let overlap_x = a.right().min(b.right()) - a.left().max(b.left());
+                    let overlap_y = a.bottom().min(b.bottom()) - a.top().max(b.top());
+                    assert!(
+                        overlap_x <= 0.5 || overlap_y <= 0.5,
+                        "{tag}/{}: {ta:?} {a:?} overlaps {tb:?} {b:?}",
+                        c.name
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn latency_charts_are_skipped_with_a_reason_when_there_is_no_latency_data() {
+    let set = render(&shipped("h100-current-prices"));
+    assert!(set.charts.iter().all(|c| !c.name.starts_with("latency")));
+    let skipped: Vec<&str> = set.skipped.iter().map(|s| s.name.as_str()).collect();
+    assert!(skipped.contains(&"latency") && skipped.contains(&"latency-cdf"));
+    for s in &set.skipped {
+        assert!(!s.reason.is_empty() && !s.what.is_empty());
+    }
+    let latency = set.skipped.iter().find(|s| s.name == "latency").unwrap();
+    assert!(latency.reason.contains("analytic"), "{}", latency.reason);
+    // Fixed one-unit fleets do not autoscale: no design-day chart either, and it says why.
+    assert!(
+        set.skipped
+            .iter()
+            .any(|s| s.name == "design-day" && s.reason.contains("autoscaled"))
+    );
+}
+
+#[test]
+fn png_is_the_svg_at_twice_the_size_with_ink_where_the_text_is() {
+    let set = render(&shipped("h100-current-prices"));
+    let c = chart(&set, "break-even");
+    let png = c.png().expect("PNG renders");
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    let pix = resvg::tiny_skia::Pixmap::decode_png(&png).expect("PNG decodes");
+    let size = c.tree.size();
+    assert_eq!(
+        (pix.width(), pix.height()),
+        (
+            (size.width() * charts::PNG_SCALE) as u32,
+            (size.height() * charts::PNG_SCALE) as u32
+        )
+    );
+    assert_eq!(pix.width(), 1600);
+    let dark = |x0: u32, y0: u32, x1: u32, y1: u32| {
+        let mut n = 0;
+        for y in y0..y1 {
+            for x in x0..x1 {
+                let p = pix.pixel(x, y).unwrap();
+                if (p.red() as u32 + p.green() as u32 + p.blue() as u32) < 3 * 100 {
+                    n += 1;
+                }
+            }
+        }
+        n
+    };
+    // Not blank overall, and the title band (text only: no lines or bars there) has glyphs.
+    let total = dark(0, 0, pix.width(), pix.height());
+    assert!(total > 20_000, "{total} dark pixels");
+    let title = dark(0, 30, 1600, 80);
+    assert!(title > 3_000, "{title} dark pixels in the title band");
+    let (_dir, _keep) = out_dir("png");
+    if std::env::var_os("TCO_SIM_KEEP_REPORTS").is_some() {
+        std::fs::write(_dir.join("break-even.png"), &png).unwrap();
+    }
+}
+
+#[test]
+fn chart_text_comes_from_the_vendored_font_alone() {
+    // The database the charts use holds exactly the two vendored faces: no system font is
+    // ever loaded, so a machine without fonts draws the same text.
+    let db = tco_sim::report::fonts::fontdb();
+    assert_eq!(db.len(), 2);
+    assert!(db.faces().all(|f| f.families[0].0 == "DejaVu Sans"));
+    // Every text node was laid out into glyph outlines; a missing font leaves none.
+    let set = render(&shipped("starter"));
+    for c in &set.charts {
+        for (text, bbox) in glyph_boxes(&c.tree) {
+            if text.trim().is_empty() {
+                continue;
+            }
+            assert!(
+                bbox.width() > 0.0 && bbox.height() > 0.0,
+                "{}: {text:?} has no outlines",
+                c.name
+            );
+        }
+    }
+    // Parsing with an empty font database, as a viewer without the font would, loses the text:
+    // the check above would catch a chart that relied on system fonts.
+    let c = chart(&set, "capacity");
+    let bare = usvg::Options {
+        fontdb: std::sync::Arc::new(usvg::fontdb::Database::new()),
+        ..usvg::Options::default()
+    };
+    let tree = usvg::Tree::from_str(&c.svg, &bare).unwrap();
+    assert!(glyph_boxes(&tree).is_empty());
+}
+
+#[test]
+fn degenerate_runs_draw_without_panicking() {
+    for r in [degenerate(), empty()] {
+        let set = render(&r);
+        set.pngs().expect("PNGs render");
+        for c in &set.charts {
+            assert!(!c.svg.is_empty());
+        }
+        assert!(set.skipped.iter().any(|s| s.name == "break-even"));
+    }
+    let set = render(&degenerate());
+    let names: Vec<&str> = set.charts.iter().map(|c| c.name.as_str()).collect();
+    assert!(names.contains(&"cumulative-cost"), "{names:?}");
+    assert!(set.skipped.iter().any(|s| s.name == "cost-per-million"));
+    let set = render(&empty());
+    assert!(set.charts.is_empty());
+}
+
+#[test]
+fn same_results_give_the_same_bytes() {
+    let r = with_latency(from_toml(MIXED));
+    let (a, b) = (render(&r), render(&r));
+    assert_eq!(a.charts.len(), b.charts.len());
+    for (x, y) in a.charts.iter().zip(&b.charts) {
+        assert_eq!(x.svg, y.svg, "{}", x.name);
+    }
+    assert_eq!(a.pngs().unwrap(), b.pngs().unwrap());
+    if let (dir, None) = out_dir("charts") {
+        for (c, png) in a.charts.iter().zip(a.pngs().unwrap()) {
+            std::fs::write(dir.join(format!("{}.svg", c.name)), &c.svg).unwrap();
+            std::fs::write(dir.join(format!("{}.png", c.name)), png).unwrap();
+        }
+    }
+}

@@ -1,0 +1,334 @@
+//! The PDF report and the files a run writes, checked with poppler's `pdfinfo`, `pdffonts` and
+//! `pdftotext` (installed by `.ci/run`): the PDF opens, is A4 with numbered pages, embeds its
+//! font, and its text carries the run's headline numbers, every input and the chart text; the
+//! same inputs with `SOURCE_DATE_EPOCH` give byte-identical files; a machine without fonts
+//! gives the same report; `--report` and `--no-report` choose what is written.
+
+mod report_fixtures;
+
+use std::path::Path;
+use std::process::Command;
+
+use predicates::prelude::*;
+use report_fixtures::{MIXED, degenerate, empty, from_toml, out_dir, repo, shipped, with_latency};
+use tco_sim::report::{charts, pdf};
+use tco_sim::results::{RunResults, usd, usd_cents};
+
+/// 2026-11-29T12:34:56Z.
+const EPOCH: &str = "1795955696";
+
+fn poppler(tool: &str, args: &[&str], file: &Path) -> String {
+    let out = Command::new(tool)
+        .args(args)
+        .arg(file)
+        .args(if tool == "pdftotext" {
+            vec!["-"]
+        } else {
+            vec![]
+        })
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("{tool} is needed by this test ({e}): apt-get install poppler-utils")
+        });
+    assert!(
+        out.status.success(),
+        "{tool} failed on {}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("poppler prints UTF-8")
+}
+
+/// The PDF's text with every run of white space made one space (lines wrap anywhere).
+fn text(file: &Path) -> String {
+    poppler("pdftotext", &[], file)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn pages(file: &Path) -> usize {
+    poppler("pdfinfo", &[], file)
+        .lines()
+        .find_map(|l| l.strip_prefix("Pages:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("pdfinfo reports pages")
+}
+
+fn write_pdf(r: &RunResults, dir: &Path, name: &str) -> std::path::PathBuf {
+    let set = charts::render_all(r).expect("charts");
+    let bytes = pdf::render(r, &set, &pdf::ReportDate::from_unix(1_795_955_696)).expect("pdf");
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn tco() -> assert_cmd::Command {
+    let mut c = assert_cmd::cargo::cargo_bin_cmd!("tco-sim");
+    c.env("NO_COLOR", "1").env("SOURCE_DATE_EPOCH", EPOCH);
+    c
+}
+
+#[test]
+fn pdf_opens_on_a4_with_numbered_pages_embedded_font_and_the_run_in_its_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = shipped("h100-current-prices");
+    let file = write_pdf(&r, dir.path(), "report.pdf");
+    let n = pages(&file);
+    assert!((8..=16).contains(&n), "{n} pages");
+    let info = poppler("pdfinfo", &[], &file);
+    assert!(info.contains("595.28 x 841.89 pts (A4)"), "{info}");
+    assert!(info.contains(&r.scenario.name), "{info}");
+    // Embedded, subset, with a Unicode map (so text extracts and searches): regular and bold.
+    let fonts = poppler("pdffonts", &[], &file);
+    for face in ["DejaVuSans ", "DejaVuSans-Bold "] {
+        let line = fonts
+            .lines()
+            .find(|l| l.contains(face))
+            .unwrap_or_else(|| panic!("{face} missing: {fonts}"));
+        assert!(line.contains("yes yes yes"), "{line}");
+    }
+    assert_eq!(
+        fonts.lines().count(),
+        2 + 2,
+        "only the vendored faces: {fonts}"
+    );
+
+    let t = text(&file);
+    let rec = r.recommendation.as_ref().expect("a recommendation");
+    for want in [
+        r.scenario.name.as_str(),
+        "Recommendation",
+        rec.sentence.as_str(),
+        "2026-11-29",
+        "Executive summary",
+        "Assumptions",
+        "Method and caveats",
+        "What the model leaves out",
+        "ESTIMATE",
+        // Chart text is real text in the PDF: lost fonts would drop it silently.
+        "Cumulative cost (USD)",
+        "Daily use (hours per day)",
+        "USD per million requests",
+        // The latency charts are absent and the report says why.
+        "Charts not shown",
+        "analytic",
+    ] {
+        assert!(t.contains(want), "PDF text lacks {want:?}");
+    }
+    // Every tier × option's headline numbers.
+    for tier in &r.tiers {
+        for o in &tier.options {
+            for v in [usd(o.total_usd), usd(o.npv_usd)] {
+                assert!(t.contains(&v), "PDF lacks {} {} {v}", tier.name, o.option);
+            }
+            if let Some(c) = o.cost_per_million_usd {
+                assert!(t.contains(&usd_cents(c)));
+            }
+        }
+    }
+    for b in &r.break_even {
+        assert!(t.contains(&tco_sim::report::table::exact_label(&b.exact)));
+    }
+    for x in &r.references {
+        assert!(t.contains(&x.label));
+        if let Some(v) = x.reference_total_usd {
+            assert!(t.contains(&usd(v)));
+        }
+    }
+    // Every input, with its source.
+    for i in &r.inputs {
+        assert!(
+            t.contains(&format!("{} · {}", i.scope, i.field)),
+            "{}",
+            i.field
+        );
+        let head: String = i
+            .source
+            .split_whitespace()
+            .take(4)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(t.contains(&head), "source {head:?}");
+    }
+    // "page i of n" on every page.
+    let raw = poppler("pdftotext", &[], &file);
+    let per_page: Vec<&str> = raw.split('\x0c').filter(|p| !p.trim().is_empty()).collect();
+    assert_eq!(per_page.len(), n);
+    for (i, p) in per_page.iter().enumerate() {
+        assert!(
+            p.contains(&format!("page {} of {n}", i + 1)),
+            "page {}",
+            i + 1
+        );
+    }
+}
+
+#[test]
+fn latency_figures_appear_when_the_run_has_latency_data() {
+    // TCO_SIM_KEEP_REPORTS=<dir> keeps this PDF for a look.
+    let (dir, _tmp) = out_dir("pdf-latency");
+    let r = with_latency(from_toml(MIXED));
+    let file = write_pdf(&r, &dir, "report.pdf");
+    let t = text(&file);
+    for want in [
+        "SLO: p99 ≤ 200 ms",
+        "Offered load (requests per second)",
+        "Requests answered within (%)",
+        "Instances running",
+        "p99 year 5",
+    ] {
+        assert!(t.contains(want), "PDF text lacks {want:?}");
+    }
+    assert!(!t.contains("Charts not shown"));
+}
+
+#[test]
+fn degenerate_runs_still_make_a_readable_pdf() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, r) in [degenerate(), empty()].into_iter().enumerate() {
+        let file = write_pdf(&r, dir.path(), &format!("r{i}.pdf"));
+        assert!(pages(&file) >= 4);
+        let t = text(&file);
+        assert!(t.contains("No option meets the SLO in every year"));
+        assert!(t.contains(&format!("page 1 of {}", pages(&file))));
+    }
+}
+
+fn run(scenario: &Path, out: &Path, extra: &[&str]) -> assert_cmd::assert::Assert {
+    tco()
+        .arg(scenario)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .assert()
+}
+
+fn files(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_default_run_writes_every_format_and_says_where_each_file_went() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let a = run(&repo("scenarios/h100-current-prices.toml"), &out, &[]).success();
+    let stdout = String::from_utf8(a.get_output().stdout.clone()).unwrap();
+    let written = files(&out);
+    for f in [
+        "report.pdf",
+        "results.json",
+        "results.csv",
+        "cumulative-cost.svg",
+        "cumulative-cost.png",
+        "break-even.svg",
+        "break-even.png",
+        "cost-per-million.svg",
+        "capacity.png",
+    ] {
+        assert!(written.contains(&f.to_string()), "{f} not in {written:?}");
+    }
+    for f in &written {
+        assert!(
+            stdout.contains(&format!("wrote {}", out.join(f).display())),
+            "stdout does not say where {f} went"
+        );
+    }
+    // The PDF comes last, where the eye lands.
+    let last = stdout.lines().last().unwrap_or("");
+    assert!(last.ends_with("report.pdf"), "{last}");
+}
+
+#[test]
+fn report_and_no_report_choose_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = repo("scenarios/starter.toml");
+    let out = dir.path().join("some");
+    run(&scenario, &out, &["--report", "csv,svg"]).success();
+    let written = files(&out);
+    assert!(written.contains(&"results.csv".to_string()));
+    assert!(written.iter().any(|f| f.ends_with(".svg")));
+    assert!(
+        written
+            .iter()
+            .all(|f| f == "results.csv" || f.ends_with(".svg")),
+        "{written:?}"
+    );
+    let none = dir.path().join("none");
+    run(&scenario, &none, &["--no-report"])
+        .success()
+        .stdout(predicate::str::contains("wrote").not());
+    assert!(!none.exists());
+}
+
+#[test]
+fn same_inputs_and_source_date_epoch_give_byte_identical_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = repo("scenarios/seed-8xh100.toml");
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    run(&scenario, &a, &["-q"]).success();
+    run(&scenario, &b, &["-q", "--threads", "1"]).success();
+    let names = files(&a);
+    assert_eq!(names, files(&b));
+    assert!(names.len() > 8, "{names:?}");
+    for f in &names {
+        assert!(
+            std::fs::read(a.join(f)).unwrap() == std::fs::read(b.join(f)).unwrap(),
+            "{f} differs between two runs"
+        );
+    }
+    let info = poppler("pdfinfo", &[], &a.join("report.pdf"));
+    assert!(
+        info.contains("2026"),
+        "creation date from SOURCE_DATE_EPOCH: {info}"
+    );
+    assert!(text(&a.join("report.pdf")).contains("2026-11-29"));
+}
+
+#[test]
+fn a_bad_source_date_epoch_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    tco()
+        .env("SOURCE_DATE_EPOCH", "last tuesday")
+        .arg(repo("scenarios/starter.toml"))
+        .arg("--out")
+        .arg(dir.path().join("o"))
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("SOURCE_DATE_EPOCH"));
+    assert!(!dir.path().join("o").exists(), "nothing is written");
+}
+
+#[test]
+fn a_machine_without_fonts_gets_the_same_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = repo("scenarios/starter.toml");
+    let (plain, bare) = (dir.path().join("plain"), dir.path().join("bare"));
+    run(&scenario, &plain, &["-q"]).success();
+    // Point every font lookup a library could make at nothing.
+    tco()
+        .arg(&scenario)
+        .arg("--out")
+        .arg(&bare)
+        .arg("-q")
+        .env("FONTCONFIG_FILE", "/nonexistent/fonts.conf")
+        .env("FONTCONFIG_PATH", "/nonexistent")
+        .env("XDG_DATA_HOME", "/nonexistent")
+        .env("XDG_DATA_DIRS", "/nonexistent")
+        .env("HOME", dir.path())
+        .assert()
+        .success();
+    for f in files(&plain) {
+        assert!(
+            std::fs::read(plain.join(&f)).unwrap() == std::fs::read(bare.join(&f)).unwrap(),
+            "{f} depends on the machine's fonts"
+        );
+    }
+    let t = text(&bare.join("report.pdf"));
+    assert!(t.contains("Requests per second") && t.contains("Cumulative cost (USD)"));
+}
