@@ -1,2 +1,5 @@
 //! `tco-sim calibrate`: native GEMM and memory-bandwidth microbenchmarks that measure the CPU
 //! this runs on and write a hardware profile.
+
+#[allow(unsafe_code)]
+pub mod kernels;
