@@ -14,9 +14,10 @@
 //! = A·B[:, j0..j1] into its own buffer), which is how a BLAS parallelises one call, so the
 //! figure compares with OpenBLAS at OPENBLAS_NUM_THREADS = cores.
 
+use std::sync::Mutex;
 use std::time::Duration;
 
-use super::kernels::stream::{self, Stores};
+use super::kernels::stream;
 use super::kernels::{AlignedBuf, Isa, igemm, peak, sgemm};
 use super::measure::{Budget, Measured, Workload, measure};
 
@@ -76,28 +77,34 @@ pub struct Plan {
     pub fma_steps: u64,
 }
 
-/// Bytes of one stream array: at least 4× the last-level cache (STREAM's rule), at least
-/// 64 MiB, at most a sixth of the available memory (three arrays may use half of it).
-pub fn stream_array_bytes(llc: Option<u64>, available: Option<u64>) -> (u64, String) {
+/// Bytes of one stream array: `factor` × the last-level cache (STREAM's rule is at least 4×,
+/// which the default run uses; `--quick` uses 1× to stay under ten seconds and says so), at
+/// least 64 MiB, at most a sixth of the available memory (three arrays may use half of it).
+pub fn stream_array_bytes(factor: u64, llc: Option<u64>, available: Option<u64>) -> (u64, String) {
     let llc_known = llc.is_some();
     let llc = llc.unwrap_or(32 << 20);
-    let want = (4 * llc).max(64 << 20);
+    let want = (factor * llc).max(64 << 20);
     let cap = available.map(|a| a / 6).unwrap_or(u64::MAX);
     let bytes = want.min(cap).max(1 << 20);
     let mib = |b: u64| b as f64 / f64::from(1 << 20);
+    let caveat = if factor < 4 {
+        " (below STREAM's 4x rule: a quick run; caches may inflate the figure)"
+    } else {
+        ""
+    };
     let why = match (llc_known, bytes < want) {
         (true, false) => format!(
-            "{:.0} MiB per array = 4 x the {:.0} MiB last-level cache",
+            "{:.0} MiB per array = {factor} x the {:.0} MiB last-level cache{caveat}",
             mib(bytes),
             mib(llc)
         ),
         (true, true) => format!(
-            "{:.0} MiB per array, capped at 1/6 of available memory; below 4 x the {:.0} MiB last-level cache, so caches may inflate the figure",
+            "{:.0} MiB per array, capped at 1/6 of available memory; below {factor} x the {:.0} MiB last-level cache, so caches may inflate the figure",
             mib(bytes),
             mib(llc)
         ),
         (false, _) => format!(
-            "{:.0} MiB per array (last-level cache size not shown by the OS; assumed 32 MiB)",
+            "{:.0} MiB per array (last-level cache size not shown by the OS; assumed 32 MiB){caveat}",
             mib(bytes)
         ),
     };
@@ -107,7 +114,7 @@ pub fn stream_array_bytes(llc: Option<u64>, available: Option<u64>) -> (u64, Str
 impl Plan {
     /// The default run (about `seconds` of trials plus set-up), or `--quick`.
     pub fn new(quick: bool, seconds: f64, llc: Option<u64>, available: Option<u64>) -> Plan {
-        let (bytes, why) = stream_array_bytes(llc, available);
+        let (bytes, why) = stream_array_bytes(if quick { 1 } else { 4 }, llc, available);
         if quick {
             Plan {
                 time: Duration::from_secs_f64(seconds),
@@ -266,13 +273,9 @@ pub fn run_plan(
     }
     let nt = stream::has_nt_stores(isa);
     let mib = plan.stream_elems * 4 >> 20;
+    on_start(&format!("allocating 3 x {mib} MiB stream arrays"));
+    let arrays = Mutex::new(StreamArrays::new(plan.stream_elems, cpus));
     for kind in [Kind::Copy, Kind::Triad] {
-        let w = Stream {
-            kind,
-            isa,
-            elems: plan.stream_elems,
-            nt,
-        };
         let name = if kind == Kind::Copy { "copy" } else { "triad" };
         both(
             kind,
@@ -280,7 +283,11 @@ pub fn run_plan(
             None,
             isa,
             Some(nt),
-            &|c| measure(&w, c, budget, on_trial),
+            &|c| {
+                let mut arrays = arrays.lock().unwrap_or_else(|e| e.into_inner());
+                let w = Stream::new(kind, isa, nt, &mut arrays, c.len());
+                measure(&w, c, budget, on_trial)
+            },
         )?;
     }
     Ok(out)
@@ -513,76 +520,127 @@ impl Workload for Igemm {
     }
 }
 
-struct Stream {
-    kind: Kind,
-    isa: Isa,
-    elems: usize,
-    nt: bool,
-}
-
-struct StreamLocal {
+/// The three STREAM arrays, allocated once and shared by copy and triad, one core and all
+/// cores: at 4× a large LLC they are gigabytes, and faulting them in is the slow part.
+struct StreamArrays {
     a: AlignedBuf,
     b: AlignedBuf,
     c: AlignedBuf,
-    stores: Option<Stores>,
 }
 
-impl Workload for Stream {
-    type Local = StreamLocal;
-    fn prepare(&self, t: usize, threads: usize) -> StreamLocal {
-        let per = self.elems.div_ceil(threads);
-        let len = per.min(self.elems.saturating_sub(t * per));
-        let mut l = StreamLocal {
-            a: AlignedBuf::new(len),
-            b: AlignedBuf::new(len),
-            c: AlignedBuf::new(len),
-            stores: None,
+/// Split `len` into `parts` chunks, each a multiple of 16 elements (64 B) but the last, so
+/// every chunk of an aligned array starts on a cache line.
+fn chunk_len(len: usize, parts: usize) -> usize {
+    len.div_ceil(parts.max(1)).next_multiple_of(16).max(16)
+}
+
+impl StreamArrays {
+    /// Allocate, then fill in parallel on the pinned CPUs, so each core first-touches the part
+    /// it will stream in the all-core runs.
+    fn new(elems: usize, cpus: &[Option<core_affinity::CoreId>]) -> Self {
+        let mut s = StreamArrays {
+            a: AlignedBuf::new(elems),
+            b: AlignedBuf::new(elems),
+            c: AlignedBuf::new(elems),
         };
-        // NaN in the destination: an element the kernel skips can never pass the check.
-        l.a.as_mut_slice().fill(f32::NAN);
-        for (i, v) in l.b.as_mut_slice().iter_mut().enumerate() {
-            *v = stream::triad_b(i);
-        }
-        for (i, v) in l.c.as_mut_slice().iter_mut().enumerate() {
-            *v = stream::triad_c(i);
-        }
-        l
-    }
-    fn run(&self, l: &mut StreamLocal) {
-        l.stores = Some(match self.kind {
-            Kind::Copy => stream::copy(self.isa, l.b.as_slice(), l.a.as_mut_slice(), self.nt),
-            _ => stream::triad(
-                self.isa,
-                l.a.as_mut_slice(),
-                l.b.as_slice(),
-                l.c.as_slice(),
-                stream::TRIAD_SCALAR,
-                self.nt,
-            ),
+        let per = chunk_len(elems, cpus.len());
+        std::thread::scope(|scope| {
+            let chunks =
+                s.a.as_mut_slice()
+                    .chunks_mut(per)
+                    .zip(s.b.as_mut_slice().chunks_mut(per))
+                    .zip(s.c.as_mut_slice().chunks_mut(per));
+            for (t, ((a, b), c)) in chunks.enumerate() {
+                let cpu = cpus.get(t).copied().flatten();
+                scope.spawn(move || {
+                    if let Some(id) = cpu {
+                        core_affinity::set_for_current(id);
+                    }
+                    let start = t * per;
+                    a.fill(f32::NAN);
+                    b.iter_mut()
+                        .enumerate()
+                        .for_each(|(i, v)| *v = stream::triad_b(start + i));
+                    c.iter_mut()
+                        .enumerate()
+                        .for_each(|(i, v)| *v = stream::triad_c(start + i));
+                });
+            }
         });
+        s
+    }
+}
+
+/// One thread's share of the arrays.
+struct StreamChunk<'a> {
+    a: &'a mut [f32],
+    b: &'a [f32],
+    c: &'a [f32],
+}
+
+struct Stream<'a> {
+    kind: Kind,
+    isa: Isa,
+    nt: bool,
+    elems: usize,
+    /// Chunk t goes to thread t in `prepare`.
+    chunks: Mutex<Vec<Option<StreamChunk<'a>>>>,
+}
+
+impl<'a> Stream<'a> {
+    fn new(kind: Kind, isa: Isa, nt: bool, arrays: &'a mut StreamArrays, threads: usize) -> Self {
+        let elems = arrays.a.len();
+        let per = chunk_len(elems, threads);
+        let chunks = arrays
+            .a
+            .as_mut_slice()
+            .chunks_mut(per)
+            .zip(arrays.b.as_slice().chunks(per))
+            .zip(arrays.c.as_slice().chunks(per))
+            .map(|((a, b), c)| Some(StreamChunk { a, b, c }))
+            .collect();
+        Stream {
+            kind,
+            isa,
+            nt,
+            elems,
+            chunks: Mutex::new(chunks),
+        }
+    }
+}
+
+impl<'a> Workload for Stream<'a> {
+    type Local = Option<StreamChunk<'a>>;
+    fn prepare(&self, t: usize, _: usize) -> Self::Local {
+        let mut chunks = self.chunks.lock().unwrap_or_else(|e| e.into_inner());
+        let mut chunk = chunks.get_mut(t).and_then(Option::take);
+        // NaN in the destination: an element the kernel skips can never pass the check.
+        if let Some(ch) = chunk.as_mut() {
+            ch.a.fill(f32::NAN);
+        }
+        chunk
+    }
+    fn run(&self, l: &mut Self::Local) {
+        if let Some(ch) = l {
+            match self.kind {
+                Kind::Copy => stream::copy(self.isa, ch.b, ch.a, self.nt),
+                _ => stream::triad(self.isa, ch.a, ch.b, ch.c, stream::TRIAD_SCALAR, self.nt),
+            };
+        }
     }
     fn work(&self, _: usize) -> f64 {
         let words = if self.kind == Kind::Copy { 2.0 } else { 3.0 };
         words * 4.0 * self.elems as f64
     }
-    fn check(&self, l: &StreamLocal) -> Result<(), String> {
+    fn check(&self, l: &Self::Local) -> Result<(), String> {
+        let Some(ch) = l else { return Ok(()) };
         let bad = match self.kind {
-            Kind::Copy => {
-                l.a.as_slice()
-                    .iter()
-                    .zip(l.b.as_slice())
-                    .position(|(x, y)| x != y)
-            }
-            _ => stream::triad_mismatch(
-                l.a.as_slice(),
-                l.b.as_slice(),
-                l.c.as_slice(),
-                stream::TRIAD_SCALAR,
-            ),
+            Kind::Copy => ch.a.iter().zip(ch.b.iter()).position(|(x, y)| x != y),
+            _ => stream::triad_mismatch(ch.a, ch.b, ch.c, stream::TRIAD_SCALAR),
         };
         match bad {
             None => Ok(()),
-            Some(i) => Err(format!("element {i} is {}", l.a.as_slice()[i])),
+            Some(i) => Err(format!("element {i} of the thread's chunk is {}", ch.a[i])),
         }
     }
 }
@@ -607,13 +665,13 @@ mod tests {
 
     #[test]
     fn stream_arrays_are_4x_llc_capped_by_memory() {
-        let (b, why) = stream_array_bytes(Some(480 << 20), Some(24 << 30));
+        let (b, why) = stream_array_bytes(4, Some(480 << 20), Some(24 << 30));
         assert_eq!(b, 1920 << 20);
         assert!(why.contains("4 x the 480 MiB"), "{why}");
-        let (b, why) = stream_array_bytes(Some(480 << 20), Some(6 << 30));
+        let (b, why) = stream_array_bytes(4, Some(480 << 20), Some(6 << 30));
         assert_eq!(b, 1 << 30);
         assert!(why.contains("capped"), "{why}");
-        let (b, _) = stream_array_bytes(Some(1 << 20), None);
+        let (b, _) = stream_array_bytes(4, Some(1 << 20), None);
         assert_eq!(b, 64 << 20);
     }
 

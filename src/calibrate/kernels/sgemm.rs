@@ -165,6 +165,10 @@ pub fn sgemm(
         }
         return;
     }
+    if m <= SMALL_M {
+        small_m(ws.isa, m, n, k, a, lda, b, ldb, c, ldc);
+        return;
+    }
     let bl = ws.blocking;
     let (mr, nr) = (bl.mr, bl.nr);
     let isa = ws.isa;
@@ -225,6 +229,96 @@ pub fn sgemm(
     }
 }
 
+/// Up to this many rows of A, [`small_m`] runs instead of the packed path.
+pub const SMALL_M: usize = 8;
+
+/// Rows of B streamed side by side by [`small_m`].
+const STRIPE: usize = 8;
+/// Columns of C updated per pass of [`small_m`] (4 KiB of f32: 8 such B segments stay in L1).
+const SEGMENT: usize = 1024;
+
+/// C = A·B for a few rows of A: the decode and embedding shape, bound by reading B once.
+///
+/// Packing B would read it from memory, write it, and read it again for a GEMM that uses each
+/// element of B only m times. Instead B is streamed as it lies: a stripe of 8 rows at a time,
+/// left to right (8 sequential streams the hardware prefetchers follow), and each row of C is
+/// updated with `c_i += Σ_q a_{i,p+q}·b_{p+q}` over 1024-column segments that stay in L1.
+/// Per element of B this costs m FMAs, so the loop runs at memory speed for m ≤ 8.
+#[allow(clippy::too_many_arguments)]
+fn small_m(
+    isa: Isa,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    ldb: usize,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    for i in 0..m {
+        c[i * ldc..i * ldc + n].fill(0.0);
+    }
+    for p0 in (0..k).step_by(STRIPE) {
+        let rows = STRIPE.min(k - p0);
+        for j0 in (0..n).step_by(SEGMENT) {
+            let w = SEGMENT.min(n - j0);
+            let seg: [&[f32]; STRIPE] = std::array::from_fn(|q| {
+                if q < rows {
+                    &b[(p0 + q) * ldb + j0..(p0 + q) * ldb + j0 + w]
+                } else {
+                    &[]
+                }
+            });
+            for i in 0..m {
+                let coef: [f32; STRIPE] =
+                    std::array::from_fn(|q| if q < rows { a[i * lda + p0 + q] } else { 0.0 });
+                let y = &mut c[i * ldc + j0..i * ldc + j0 + w];
+                axpy_stripe(isa, y, &coef, &seg, rows);
+            }
+        }
+    }
+}
+
+/// y += Σ_{q<rows} coef[q]·seg[q], elementwise.
+fn axpy_stripe(isa: Isa, y: &mut [f32], coef: &[f32; STRIPE], seg: &[&[f32]; STRIPE], rows: usize) {
+    match isa {
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx512 | Isa::Avx512Vnni if rows == STRIPE => {
+            // SAFETY: the workspace only selects AVX-512 when the CPU has avx512f.
+            unsafe { x86::axpy8_avx512(y, coef, seg) }
+        }
+        #[cfg(target_arch = "x86_64")]
+        Isa::Avx2Fma if rows == STRIPE => {
+            // SAFETY: selected only when avx2 and fma are present.
+            unsafe { x86::axpy8_avx2(y, coef, seg) }
+        }
+        _ => {
+            for q in 0..rows {
+                for (v, x) in y.iter_mut().zip(seg[q]) {
+                    *v += coef[q] * x;
+                }
+            }
+        }
+    }
+}
+
+/// The whole-stripe update, written once and compiled per ISA by the callers below: with
+/// the target feature on, the compiler vectorises it and turns `mul_add` into FMA.
+#[inline(always)]
+fn axpy8_body(y: &mut [f32], coef: &[f32; STRIPE], seg: &[&[f32]; STRIPE]) {
+    let w = y.len();
+    let s: [&[f32]; STRIPE] = std::array::from_fn(|q| &seg[q][..w]);
+    for j in 0..w {
+        let mut v = y[j];
+        for q in 0..STRIPE {
+            v = coef[q].mul_add(s[q][j], v);
+        }
+        y[j] = v;
+    }
+}
+
 /// Pack `mc` rows × `kc` columns of A into MR-tall slivers, k-major (`[sliver][p][i]`), zero
 /// padding the last sliver so the micro-kernel never reads past real rows into garbage.
 fn pack_a(mc: usize, kc: usize, mr: usize, a: &[f32], lda: usize, out: &mut [f32]) {
@@ -245,15 +339,31 @@ fn pack_a(mc: usize, kc: usize, mr: usize, a: &[f32], lda: usize, out: &mut [f32
 /// Pack `kc` rows × `nc` columns of B into NR-wide slivers, k-major (`[sliver][p][j]`). Rows of
 /// B are read front to back, so a skinny GEMM streams B from memory in order.
 fn pack_b(kc: usize, nc: usize, nr: usize, b: &[f32], ldb: usize, out: &mut [f32]) {
-    let slivers = nc.div_ceil(nr);
+    // A fixed NR lets the compiler copy a sliver row with a few vector moves instead of a
+    // `memcpy` call per 32 floats, which dominated skinny (m = 1) GEMMs.
+    match nr {
+        32 => pack_b_n::<32>(kc, nc, b, ldb, out),
+        16 => pack_b_n::<16>(kc, nc, b, ldb, out),
+        12 => pack_b_n::<12>(kc, nc, b, ldb, out),
+        _ => pack_b_n::<8>(kc, nc, b, ldb, out),
+    }
+}
+
+fn pack_b_n<const NR: usize>(kc: usize, nc: usize, b: &[f32], ldb: usize, out: &mut [f32]) {
+    let whole = nc / NR;
     for p in 0..kc {
         let row = &b[p * ldb..p * ldb + nc];
-        for s in 0..slivers {
-            let dst = &mut out[s * nr * kc + p * nr..s * nr * kc + (p + 1) * nr];
-            let j0 = s * nr;
-            let cols = nr.min(nc - j0);
-            dst[..cols].copy_from_slice(&row[j0..j0 + cols]);
-            dst[cols..].fill(0.0);
+        for (s, src) in row.chunks_exact(NR).enumerate() {
+            let at = s * NR * kc + p * NR;
+            let dst: &mut [f32; NR] = (&mut out[at..at + NR]).try_into().expect("NR floats");
+            let src: &[f32; NR] = src.try_into().expect("NR floats");
+            *dst = *src;
+        }
+        let cols = nc - whole * NR;
+        if cols > 0 {
+            let at = whole * NR * kc + p * NR;
+            out[at..at + cols].copy_from_slice(&row[whole * NR..]);
+            out[at + cols..at + NR].fill(0.0);
         }
     }
 }
@@ -359,7 +469,22 @@ fn portable(
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
+    use super::{STRIPE, axpy8_body};
     use std::arch::x86_64::*;
+
+    /// # Safety
+    /// The CPU has avx512f.
+    #[target_feature(enable = "avx512f,fma")]
+    pub unsafe fn axpy8_avx512(y: &mut [f32], coef: &[f32; STRIPE], seg: &[&[f32]; STRIPE]) {
+        axpy8_body(y, coef, seg)
+    }
+
+    /// # Safety
+    /// The CPU has avx2 and fma.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn axpy8_avx2(y: &mut [f32], coef: &[f32; STRIPE], seg: &[&[f32]; STRIPE]) {
+        axpy8_body(y, coef, seg)
+    }
 
     /// Pick the AVX-512 kernel compiled for `rows` rows, so a short edge tile (or a GEMV with
     /// m = 1) does not pay for 14 rows of FMAs.
@@ -649,6 +774,8 @@ mod tests {
             if !isa.available() {
                 continue;
             }
+            // m ≤ SMALL_M takes the streaming path, larger m the packed one; the odd sizes hit
+            // every edge: partial stripes and segments, slivers and register tiles.
             for (m, n, k) in [
                 (17, 33, 65),
                 (1, 1000, 7),
@@ -656,6 +783,9 @@ mod tests {
                 (15, 31, 300),
                 (29, 65, 513),
                 (3, 7, 0),
+                (5, 1100, 19),
+                (8, 77, 130),
+                (9, 40, 9),
             ] {
                 check(isa, m, n, k);
             }
