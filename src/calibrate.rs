@@ -158,7 +158,8 @@ pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
             detected.mem_available_bytes,
         )
     };
-    let bar = Progress::new(plan.measurements(Isa::Avx512Vnni.available()) as u64);
+    // One step per measurement, plus the allocation of the stream arrays.
+    let bar = Progress::new(plan.measurements(Isa::Avx512Vnni.available()) as u64 + 1);
     let cal = calibrate(&plan, &bar)?;
     let file = profile::build(&cal, &inputs)?;
     let text = profile::to_toml(&file)?;
@@ -291,6 +292,7 @@ pub fn summary(cal: &Calibration, d: &profile::Derived, out: &Path) -> String {
         "kernel", "1 core", "all cores"
     );
     let mut noisy = Vec::new();
+    let mut lowest_on_cpu: f64 = 1.0;
     for r in &cal.results {
         let unit = match r.kind.unit() {
             "B/s" => "GB/s",
@@ -316,6 +318,11 @@ pub fn summary(cal: &Calibration, d: &profile::Derived, out: &Path) -> String {
         );
         if r.one_core.stats.noisy() || r.all_cores.stats.noisy() {
             noisy.push(r.label.clone());
+        }
+        for m in [&r.one_core, &r.all_cores] {
+            if let Some(f) = m.on_cpu {
+                lowest_on_cpu = lowest_on_cpu.min(f);
+            }
         }
     }
     let _ = writeln!(s);
@@ -370,6 +377,16 @@ pub fn summary(cal: &Calibration, d: &profile::Derived, out: &Path) -> String {
         }
     }
     let _ = writeln!(s, "  stream arrays: {}", cal.stream_sizing);
+    for w in &d.warnings {
+        let _ = writeln!(s, "\n  warning: {w}");
+    }
+    if lowest_on_cpu < 0.9 {
+        let _ = writeln!(
+            s,
+            "\n  warning: during some trials the timed thread ran only {:.0}% of the time: other processes competed for the cores, so those figures under-report this machine.",
+            100.0 * lowest_on_cpu
+        );
+    }
     if !noisy.is_empty() {
         let _ = writeln!(
             s,

@@ -142,3 +142,73 @@ fn no_price_is_refused_before_measuring() {
     assert!(e.to_string().contains("a profile needs a price"), "{e}");
     assert!(!out.exists());
 }
+
+#[derive(clap::Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: CalibrateArgs,
+}
+
+#[test]
+fn the_flags_parse_as_the_cli_will_see_them() {
+    use clap::Parser;
+    let c = Cli::try_parse_from(["calibrate"]).unwrap();
+    assert_eq!(c.args.out, Path::new("local.toml"));
+    assert!(!c.args.quick && !c.args.smoke && c.args.base.is_none());
+    let c = Cli::try_parse_from([
+        "calibrate",
+        "--quick",
+        "--base",
+        "altra-q80-30-1u",
+        "--out",
+        "hardware-profiles/local.toml",
+        "--memory-bandwidth-gbps",
+        "204.8",
+    ])
+    .unwrap();
+    assert!(c.args.quick);
+    assert_eq!(c.args.memory_bandwidth_gbps, Some(204.8));
+    let c =
+        Cli::try_parse_from(["calibrate", "--duration", "120", "--usd-per-hour", "0.5"]).unwrap();
+    assert_eq!(c.args.duration, Some(120.0));
+    assert!(Cli::try_parse_from(["calibrate", "--quick", "--duration", "5"]).is_err());
+}
+
+#[test]
+fn the_quick_plan_is_small_and_the_default_plan_covers_the_inference_shapes() {
+    use tco_sim::calibrate::suite::Plan;
+    let llc = Some(480u64 << 20);
+    let mem = Some(24u64 << 30);
+    let quick = Plan::new(true, calibrate::QUICK_SECONDS, llc, mem);
+    let full = Plan::new(false, calibrate::DEFAULT_SECONDS, llc, mem);
+    assert!(quick.square.iter().all(|&n| n <= 2048));
+    assert!(quick.time < full.time);
+    assert_eq!(quick.stream_elems * 4, 480 << 20);
+    assert_eq!(
+        full.stream_elems * 4,
+        4 * (480 << 20),
+        "STREAM: 4 x the last-level cache"
+    );
+    assert_eq!(full.square, [1024, 2048, 4096]);
+    let batches: Vec<usize> = full.skinny.iter().map(|s| s.0).collect();
+    assert_eq!(batches, [1, 16, 64]);
+    assert!(full.skinny.iter().all(|&(_, k, n)| k == 8192 && n == 8192));
+}
+
+/// The real `--quick` run: every kernel at its real size. Too slow for a debug build, so it
+/// runs on request: `cargo test --release --test calibrate_profile -- --ignored`.
+#[test]
+#[ignore = "a real --quick calibration: about 10 s in a release build"]
+fn quick_calibration_of_this_machine_validates() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("here.toml");
+    let args = CalibrateArgs {
+        out: out.clone(),
+        quick: true,
+        usd_per_hour: Some(0.1),
+        ..CalibrateArgs::default()
+    };
+    calibrate::run(&args).unwrap();
+    let p = Profile::from_source(&SourceFile::read(&out).unwrap(), Some("here")).unwrap();
+    assert!(p.efficiency_compute.value > 0.0);
+}

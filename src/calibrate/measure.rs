@@ -97,6 +97,17 @@ pub struct Measured {
     pub threads: usize,
     /// Whether every thread was pinned to its own CPU.
     pub pinned: bool,
+    /// Median fraction of each trial's wall time that the leading thread spent on a CPU
+    /// (Linux `/proc/thread-self/schedstat`); well below 1 means other processes took the core.
+    pub on_cpu: Option<f64>,
+}
+
+/// Time this thread has spent running on a CPU [s], from the scheduler's own accounting
+/// (`/proc/thread-self/schedstat`, first field in ns); `None` where the OS does not show it.
+fn thread_cpu_seconds() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let ns: f64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(ns * 1e-9)
 }
 
 /// Run `w` on `cpus.len()` threads (at least one), pinned to those CPUs when possible.
@@ -112,14 +123,15 @@ pub fn measure<W: Workload>(
     let reps = AtomicUsize::new(1);
     let stop = AtomicBool::new(false);
     let rates = Mutex::new(Vec::new());
+    let on_cpu = Mutex::new(Vec::new());
     let failures = Mutex::new(Vec::new());
     let pinned = AtomicUsize::new(0);
     let min_trials = budget.min_trials.max(1);
     let max_trials = budget.max_trials.max(min_trials);
     std::thread::scope(|s| {
         for t in 0..threads {
-            let (barrier, reps, stop, rates, failures, pinned) =
-                (&barrier, &reps, &stop, &rates, &failures, &pinned);
+            let (barrier, reps, stop, rates, failures, pinned, on_cpu) =
+                (&barrier, &reps, &stop, &rates, &failures, &pinned, &on_cpu);
             let cpu = cpus.get(t).copied().flatten();
             s.spawn(move || {
                 if let Some(id) = cpu
@@ -147,6 +159,7 @@ pub fn measure<W: Workload>(
                 let mut trials = 0;
                 loop {
                     barrier.wait();
+                    let cpu0 = if t == 0 { thread_cpu_seconds() } else { None };
                     let t0 = Instant::now();
                     for _ in 0..reps {
                         w.run(&mut local);
@@ -154,6 +167,12 @@ pub fn measure<W: Workload>(
                     barrier.wait();
                     if t == 0 {
                         let dt = t0.elapsed().as_secs_f64().max(1e-9);
+                        if let (Some(c0), Some(c1)) = (cpu0, thread_cpu_seconds()) {
+                            on_cpu
+                                .lock()
+                                .unwrap_or_else(|e| e.into_inner())
+                                .push(((c1 - c0) / dt).min(1.0));
+                        }
                         let mut r = rates.lock().unwrap_or_else(|e| e.into_inner());
                         r.push(w.work(threads) * reps as f64 / dt);
                         trials += 1;
@@ -182,10 +201,12 @@ pub fn measure<W: Workload>(
     }
     let rates = rates.into_inner().unwrap_or_else(|e| e.into_inner());
     let stats = Stats::from_rates(&rates).ok_or("no trial ran")?;
+    let on_cpu = on_cpu.into_inner().unwrap_or_else(|e| e.into_inner());
     Ok(Measured {
         stats,
         threads,
         pinned: pinned.load(Ordering::Relaxed) == threads,
+        on_cpu: Stats::from_rates(&on_cpu).map(|s| s.median),
     })
 }
 
@@ -220,7 +241,7 @@ mod tests {
             threads as f64
         }
         fn check(&self, local: &usize) -> Result<(), String> {
-            if *local % 1000 == 0 {
+            if local.is_multiple_of(1000) {
                 Err("never ran".into())
             } else {
                 Ok(())

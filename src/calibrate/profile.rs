@@ -26,7 +26,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 
 use crate::cite::{Basis, CitedFileEntry, SourceFileEntry};
 use crate::hardware::file::{
@@ -75,6 +75,8 @@ pub struct Derived {
     /// Theoretical bandwidth [B/s] and where it came from, if any.
     pub bandwidth: Option<(f64, String)>,
     pub e_m: f64,
+    /// Things the summary must tell (a figure overridden, a count adjusted).
+    pub warnings: Vec<String>,
 }
 
 /// Best all-core median of a kind (the largest over shapes), and its one-core median.
@@ -92,7 +94,18 @@ fn best(cal: &Calibration, kind: Kind) -> Option<(f64, f64)> {
 pub fn derive(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Derived> {
     let cpu = &cal.cpu;
     let cores = cal.threads as f64;
-    let chips = (cpu.sockets as f64).max(1.0);
+    let mut warnings = Vec::new();
+    // A profile states whole cores per chip; if the CPUs we may use do not split evenly over
+    // the sockets (a restricted affinity mask), count the machine as one chip.
+    let chips = if cal.threads.is_multiple_of(cpu.sockets.max(1)) {
+        cpu.sockets.max(1) as f64
+    } else {
+        warnings.push(format!(
+            "{} usable CPUs do not split evenly over {} sockets; the profile counts one chip",
+            cal.threads, cpu.sockets
+        ));
+        1.0
+    };
     let (fma_ceiling, _) =
         best(cal, Kind::FmaCeiling).context("the FMA ceiling was not measured")?;
     let (gemm_fp32, _) = best(cal, Kind::Sgemm).context("no square f32 GEMM was measured")?;
@@ -130,18 +143,22 @@ pub fn derive(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Deriv
             )
         })
     });
-    let bandwidth = inputs
+    let mut bandwidth = inputs
         .memory_bandwidth_gbps
         .map(|g| (g * 1e9, "--memory-bandwidth-gbps".to_string()))
         .or(base_bw);
+    // A measured triad above the "theoretical" bandwidth proves that figure wrong (or meant
+    // for another machine): say so and fall back to the measured triad rather than lose the
+    // run.
     if let Some((bw, from)) = &bandwidth
         && triad > *bw * 1.02
     {
-        bail!(
-            "the measured triad ({:.1} GB/s) exceeds the theoretical bandwidth from {from} ({:.1} GB/s); check that figure",
+        warnings.push(format!(
+            "the measured triad ({:.1} GB/s) exceeds the theoretical bandwidth from {from} ({:.1} GB/s), so the profile uses the triad; check that figure",
             triad / 1e9,
             bw / 1e9
-        );
+        ));
+        bandwidth = None;
     }
     let e_m = bandwidth
         .as_ref()
@@ -160,6 +177,7 @@ pub fn derive(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Deriv
         triad,
         bandwidth,
         e_m,
+        warnings,
     })
 }
 
@@ -169,7 +187,9 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
     let d = derive(cal, inputs)?;
     let cpu = &cal.cpu;
     let key = format!("calibrate-{}", cal.date);
-    let measured = |v: f64, note: String| CitedFileEntry::new(v, &key, Basis::Measured, Some(note));
+    // Four significant digits: more than a noisy measurement supports, few enough to read.
+    let measured =
+        |v: f64, note: String| CitedFileEntry::new(sig4(v), &key, Basis::Measured, Some(note));
     let estimate =
         |v: f64, note: &str| CitedFileEntry::new(v, &key, Basis::Estimate, Some(note.to_string()));
     let user = |v: f64, flag: &str| {
@@ -211,7 +231,7 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
         ),
     };
     let fp32 = CitedFileEntry::new(
-        per_chip(d.peak_fp32) / 1e12,
+        sig4(per_chip(d.peak_fp32) / 1e12),
         &key,
         if d.peak_is_measured {
             Basis::Measured
@@ -497,6 +517,15 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
     })
 }
 
+/// `x` rounded to four significant digits.
+pub fn sig4(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let scale = 10f64.powi(3 - x.abs().log10().floor() as i32);
+    (x * scale).round() / scale
+}
+
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
@@ -544,4 +573,136 @@ pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibrate::cpu::{Clock, CpuInfo};
+    use crate::calibrate::kernels::Isa;
+    use crate::calibrate::measure::{Measured, Stats};
+    use crate::calibrate::suite::KernelResult;
+
+    fn measured(rate: f64) -> Measured {
+        Measured {
+            stats: Stats::from_rates(&[rate]).unwrap(),
+            threads: 1,
+            pinned: true,
+            on_cpu: Some(1.0),
+        }
+    }
+
+    /// A fake 4-core AVX-512 machine at `ghz` with the given all-core rates [G-units/s].
+    fn cal(ghz: Option<f64>, fma: f64, gemm: f64, triad: f64) -> Calibration {
+        let r = |kind, label: &str, shape, rate: f64| KernelResult {
+            kind,
+            label: label.into(),
+            shape,
+            isa: Isa::Avx512,
+            one_core: measured(rate * 1e9 / 4.0),
+            all_cores: measured(rate * 1e9),
+            nt_stores: None,
+        };
+        Calibration {
+            cpu: CpuInfo {
+                model: "test cpu".into(),
+                arch: "x86_64",
+                logical_cpus: 4,
+                sockets: 1,
+                simd: vec!["avx512f".into()],
+                clock: ghz.map(|g| Clock {
+                    ghz: g,
+                    source: "test".into(),
+                }),
+                llc_bytes: None,
+                mem_total_bytes: Some(16_000_000_000),
+                mem_available_bytes: None,
+            },
+            host: "h".into(),
+            date: "2026-11-29".into(),
+            threads: 4,
+            pinned: true,
+            f32_isa: Isa::Avx512,
+            int8_isa: Isa::Avx512Vnni,
+            min_trials: 5,
+            stream_sizing: "test".into(),
+            results: vec![
+                r(Kind::FmaCeiling, "fma", None, fma),
+                r(Kind::Sgemm, "sgemm 2048", Some((2048, 2048, 2048)), gemm),
+                // A skinny GEMM is never the compute-efficiency figure.
+                r(
+                    Kind::Sgemm,
+                    "sgemm 1x8192x8192",
+                    Some((1, 8192, 8192)),
+                    10.0 * gemm,
+                ),
+                r(Kind::Igemm, "int8", Some((2048, 2048, 2048)), 4.0 * gemm),
+                r(Kind::Triad, "triad", None, triad),
+            ],
+            elapsed: std::time::Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn four_significant_digits() {
+        assert_eq!(sig4(0.4645174152027554), 0.4645);
+        assert_eq!(sig4(17.4030529394307), 17.4);
+        assert_eq!(sig4(123456.0), 123500.0);
+        assert_eq!(sig4(0.0), 0.0);
+    }
+
+    fn inputs() -> ProfileInputs {
+        ProfileInputs {
+            name: "t".into(),
+            usd_per_hour: Some(1.0),
+            ..ProfileInputs::default()
+        }
+    }
+
+    #[test]
+    fn the_peak_is_theoretical_when_the_clock_explains_the_ceiling() {
+        // 4 cores × 2 pipes × 16 lanes × 2 FLOP × 3 GHz = 768 GFLOP/s ≥ the 700 measured.
+        let d = derive(&cal(Some(3.0), 700.0, 600.0, 40.0), &inputs()).unwrap();
+        assert!((d.peak_fp32 - 768e9).abs() < 1.0);
+        assert!(!d.peak_is_measured);
+        assert!((d.e_c - 600.0 / 768.0).abs() < 1e-12);
+        // No theoretical bandwidth: the triad is the bandwidth, at efficiency 1.
+        assert_eq!((d.bandwidth.clone(), d.e_m, d.triad), (None, 1.0, 40e9));
+    }
+
+    #[test]
+    fn a_ceiling_above_the_clocks_figure_becomes_the_peak() {
+        // 2.6 GHz gives 665.6 GFLOP/s, but the cores ran faster (turbo).
+        let d = derive(&cal(Some(2.6), 900.0, 600.0, 40.0), &inputs()).unwrap();
+        assert_eq!(d.peak_fp32, 900e9);
+        assert!(d.peak_is_measured);
+        let d = derive(&cal(None, 900.0, 600.0, 40.0), &inputs()).unwrap();
+        assert_eq!((d.peak_fp32, d.peak_is_measured), (900e9, true));
+    }
+
+    #[test]
+    fn a_given_bandwidth_sets_the_memory_efficiency_unless_the_triad_beats_it() {
+        let mut i = inputs();
+        i.memory_bandwidth_gbps = Some(50.0);
+        let d = derive(&cal(Some(3.0), 700.0, 600.0, 40.0), &i).unwrap();
+        assert!((d.e_m - 0.8).abs() < 1e-12);
+        assert!(d.warnings.is_empty());
+        i.memory_bandwidth_gbps = Some(30.0);
+        let d = derive(&cal(Some(3.0), 700.0, 600.0, 40.0), &i).unwrap();
+        assert_eq!((d.e_m, d.bandwidth.is_none()), (1.0, true));
+        assert!(d.warnings[0].contains("exceeds"), "{:?}", d.warnings);
+    }
+
+    #[test]
+    fn peak_times_efficiency_is_the_measured_throughput_for_fp32_and_int8() {
+        let c = cal(Some(3.0), 700.0, 600.0, 40.0);
+        let p = build(&c, &inputs()).unwrap();
+        let e_c = *p.efficiency.compute.value.get_ref();
+        let fp32 = *p.chip.peak_tflops.fp32.as_ref().unwrap().value.get_ref() * 1e12;
+        let int8 = *p.chip.peak_tflops.int8.as_ref().unwrap().value.get_ref() * 1e12;
+        // Within the rounding to four significant digits.
+        assert!((fp32 * e_c / 600e9 - 1.0).abs() < 1e-3);
+        assert!((int8 * e_c / 2400e9 - 1.0).abs() < 1e-3);
+        assert!(p.chip.peak_tflops.fp16.is_none());
+    }
 }

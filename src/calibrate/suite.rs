@@ -170,6 +170,9 @@ impl Plan {
     }
 }
 
+/// One measurement of a kernel on a given set of CPUs.
+type MeasureOn<'a> = dyn Fn(&[Option<core_affinity::CoreId>]) -> Result<Measured, String> + 'a;
+
 /// Run the plan. `cpus` lists the logical CPUs to pin to (all of them for all-core runs, the
 /// first for one-core runs; `None` entries run unpinned). `on_trial` is called after each
 /// trial, `on_start` before each measurement with its label.
@@ -195,7 +198,7 @@ pub fn run_plan(
                     shape: Option<(usize, usize, usize)>,
                     kisa: Isa,
                     nt: Option<bool>,
-                    run: &dyn Fn(&[Option<core_affinity::CoreId>]) -> Result<Measured, String>|
+                    run: &MeasureOn|
      -> Result<(), String> {
         on_start(&format!("{label}, 1 core"));
         let one_core = run(one).map_err(|e| format!("{label} (1 core) is wrong: {e}"))?;
@@ -239,7 +242,8 @@ pub fn run_plan(
         )?;
     }
     for &n in &plan.square {
-        let w = Sgemm::new(isa, n, n, n);
+        let b = f32_matrix(n, n, 7);
+        let w = Sgemm::new(isa, n, n, n, &b);
         both(
             Kind::Sgemm,
             format!("sgemm {n}x{n}x{n}"),
@@ -249,8 +253,13 @@ pub fn run_plan(
             &|c| measure(&w, c, budget, on_trial),
         )?;
     }
+    let mut weights: Option<((usize, usize), Vec<f32>)> = None;
     for &(m, k, n) in &plan.skinny {
-        let w = Sgemm::new(isa, m, n, k);
+        if weights.as_ref().is_none_or(|(shape, _)| *shape != (k, n)) {
+            weights = Some(((k, n), f32_matrix(k, n, 7)));
+        }
+        let b = weights.as_ref().map_or(&[][..], |(_, b)| b.as_slice());
+        let w = Sgemm::new(isa, m, n, k, b);
         both(
             Kind::Sgemm,
             format!("sgemm {m}x{k}x{n} (skinny)"),
@@ -272,7 +281,7 @@ pub fn run_plan(
         )?;
     }
     let nt = stream::has_nt_stores(isa);
-    let mib = plan.stream_elems * 4 >> 20;
+    let mib = (plan.stream_elems * 4) >> 20;
     on_start(&format!("allocating 3 x {mib} MiB stream arrays"));
     let arrays = Mutex::new(StreamArrays::new(plan.stream_elems, cpus));
     for kind in [Kind::Copy, Kind::Triad] {
@@ -372,25 +381,34 @@ fn sample(m: usize, w: usize) -> Vec<(usize, usize)> {
     v
 }
 
-struct Sgemm {
+/// Test matrices: values in [-1, 1) with no pattern a kernel could exploit; all finite.
+fn f32_matrix(rows: usize, cols: usize, seed: usize) -> Vec<f32> {
+    (0..rows * cols)
+        .map(|x| ((x * 104_729 + seed) % 4091) as f32 / 2045.5 - 1.0)
+        .collect()
+}
+
+struct Sgemm<'b> {
     isa: Isa,
     m: usize,
     n: usize,
     k: usize,
     a: Vec<f32>,
-    b: Vec<f32>,
+    /// k×n; borrowed so the skinny shapes share one 256 MiB weight matrix.
+    b: &'b [f32],
 }
 
-impl Sgemm {
-    fn new(isa: Isa, m: usize, n: usize, k: usize) -> Self {
-        // Values in [-1, 1) with no pattern the kernel could exploit; all finite.
-        let a = (0..m * k)
-            .map(|x| ((x * 7919 + 13) % 4093) as f32 / 2046.5 - 1.0)
-            .collect();
-        let b = (0..k * n)
-            .map(|x| ((x * 104_729 + 7) % 4091) as f32 / 2045.5 - 1.0)
-            .collect();
-        Sgemm { isa, m, n, k, a, b }
+impl<'b> Sgemm<'b> {
+    fn new(isa: Isa, m: usize, n: usize, k: usize, b: &'b [f32]) -> Self {
+        assert_eq!(b.len(), k * n);
+        Sgemm {
+            isa,
+            m,
+            n,
+            k,
+            a: f32_matrix(m, k, 13),
+            b,
+        }
     }
 }
 
@@ -401,7 +419,7 @@ struct SgemmLocal {
     ws: sgemm::Workspace,
 }
 
-impl Workload for Sgemm {
+impl Workload for Sgemm<'_> {
     type Local = SgemmLocal;
     fn prepare(&self, t: usize, threads: usize) -> SgemmLocal {
         let (j0, j1) = columns(self.n, t, threads);
@@ -433,7 +451,7 @@ impl Workload for Sgemm {
     }
     fn check(&self, l: &SgemmLocal) -> Result<(), String> {
         for (i, j) in sample(self.m, l.w) {
-            let r = sgemm::reference_entry(self.k, &self.a, self.k, &self.b, self.n, i, l.j0 + j);
+            let r = sgemm::reference_entry(self.k, &self.a, self.k, self.b, self.n, i, l.j0 + j);
             let got = l.c[i * l.w + j];
             if !sgemm::entry_ok(self.k, got, r) {
                 return Err(format!(

@@ -222,7 +222,7 @@ fn micro(
     ldc: usize,
     accumulate: bool,
 ) {
-    assert!(rows >= 1 && rows <= MR);
+    assert!((1..=MR).contains(&rows));
     assert!(a.len() >= kg * MR * 4 && b.len() >= kg * NR * 4 && colsum.len() >= NR);
     assert!(c.len() >= (rows - 1) * ldc + NR);
     match isa {
