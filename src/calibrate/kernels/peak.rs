@@ -161,14 +161,27 @@ mod arm {
     /// The CPU has neon.
     #[target_feature(enable = "neon")]
     pub unsafe fn fma128(steps: u64, m: f32, a: f32) -> [f32; CHAINS] {
-        let (vm, va) = (vdupq_n_f32(m), vdupq_n_f32(a));
-        let mut x: [float32x4_t; CHAINS] = std::array::from_fn(|c| vdupq_n_f32(c as f32));
-        for _ in 0..steps {
-            for v in x.iter_mut() {
-                *v = vfmaq_f32(va, *v, vm);
+        // Register-only NEON intrinsics are safe functions in recent Rust and `unsafe fn` in
+        // older releases; the block compiles either way (the lint covers the newer case).
+        // SAFETY: no memory is touched; the caller guarantees neon.
+        #[allow(unused_unsafe)]
+        unsafe {
+            let (vm, va) = (vdupq_n_f32(m), vdupq_n_f32(a));
+            let mut x: [float32x4_t; CHAINS] = [vdupq_n_f32(0.0); CHAINS];
+            for (c, v) in x.iter_mut().enumerate() {
+                *v = vdupq_n_f32(c as f32);
             }
+            for _ in 0..steps {
+                for v in x.iter_mut() {
+                    *v = vfmaq_f32(va, *v, vm);
+                }
+            }
+            let mut out = [0.0f32; CHAINS];
+            for (o, v) in out.iter_mut().zip(x) {
+                *o = vgetq_lane_f32::<0>(v);
+            }
+            out
         }
-        std::array::from_fn(|c| vgetq_lane_f32::<0>(x[c]))
     }
 }
 

@@ -306,6 +306,7 @@ fn axpy_stripe(isa: Isa, y: &mut [f32], coef: &[f32; STRIPE], seg: &[&[f32]; STR
 
 /// The whole-stripe update, written once and compiled per ISA by the callers below: with
 /// the target feature on, the compiler vectorises it and turns `mul_add` into FMA.
+#[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn axpy8_body(y: &mut [f32], coef: &[f32; STRIPE], seg: &[&[f32]; STRIPE]) {
     let w = y.len();
@@ -683,11 +684,11 @@ mod arm {
     ) {
         const MR: usize = 8;
         const NR: usize = 12;
-        let mut v0 = [vdupq_n_f32(0.0); R];
-        let mut v1 = [vdupq_n_f32(0.0); R];
-        let mut v2 = [vdupq_n_f32(0.0); R];
         // SAFETY: as in the x86 kernels, with an 8×12 tile.
         unsafe {
+            let mut v0 = [vdupq_n_f32(0.0); R];
+            let mut v1 = [vdupq_n_f32(0.0); R];
+            let mut v2 = [vdupq_n_f32(0.0); R];
             for p in 0..kc {
                 let bp = b.add(p * NR);
                 let b0 = vld1q_f32(bp);
