@@ -30,7 +30,7 @@ use suite::{KernelResult, Plan};
 
 /// Default time for the timed trials; set-up and warm-up come on top, and the whole default
 /// run stays under a minute.
-pub const DEFAULT_SECONDS: f64 = 30.0;
+pub const DEFAULT_SECONDS: f64 = 24.0;
 /// Trial time with `--quick`; the whole run stays under ten seconds on a 2-core VM.
 pub const QUICK_SECONDS: f64 = 2.0;
 
@@ -50,7 +50,7 @@ pub struct CalibrateArgs {
     #[arg(long, conflicts_with = "duration")]
     pub quick: bool,
 
-    /// Spend about this long on the timed trials (default 30; set-up comes on top).
+    /// Spend about this long on the timed trials (default 24; set-up comes on top).
     #[arg(long, value_name = "SECONDS")]
     pub duration: Option<f64>,
 
