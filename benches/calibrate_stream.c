@@ -5,13 +5,21 @@
  * counts 3 x 4 bytes per element, as STREAM does (McCalpin, 1995). Arrays are first touched
  * in parallel with the same static schedule the timed loop uses, as STREAM does, so each
  * thread streams the pages it faulted in. Prints the best and the median rate after one
- * warm-up pass, and checks every element.
+ * warm-up pass, and checks every element. With one thread it also prints the rate per second
+ * the thread was on a CPU (CLOCK_THREAD_CPUTIME_ID), which other processes do not lower.
  *
  * Usage: calibrate_stream N [NTIMES]          threads: OMP_NUM_THREADS */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+
+static double thread_cpu(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
 
 static int cmp(const void *x, const void *y) {
     double a = *(const double *)x, b = *(const double *)y;
@@ -40,14 +48,19 @@ int main(int argc, char **argv) {
         c[i] = (float)(i % 7) * 0.5f;
     }
     double *rate = malloc(sizeof(double) * ntimes);
+    double *oncpu = malloc(sizeof(double) * ntimes);
     for (int t = -1; t < ntimes; t++) {
+        double c0 = thread_cpu();
         double t0 = omp_get_wtime();
 #pragma omp parallel for schedule(static)
         for (long i = 0; i < n; i++)
             a[i] = b[i] + s * c[i];
         double dt = omp_get_wtime() - t0;
-        if (t >= 0)
+        double dc = thread_cpu() - c0;
+        if (t >= 0) {
             rate[t] = 3.0 * sizeof(float) * (double)n / dt;
+            oncpu[t] = 3.0 * sizeof(float) * (double)n / dc;
+        }
     }
     for (long i = 0; i < n; i++) {
         if (a[i] != b[i] + s * c[i]) {
@@ -56,8 +69,10 @@ int main(int argc, char **argv) {
         }
     }
     qsort(rate, ntimes, sizeof(double), cmp);
-    double median = ntimes % 2 ? rate[ntimes / 2] : 0.5 * (rate[ntimes / 2 - 1] + rate[ntimes / 2]);
-    printf("threads=%d n=%ld best_gbps=%.2f median_gbps=%.2f\n", omp_get_max_threads(), n,
-           rate[ntimes - 1] / 1e9, median / 1e9);
+    qsort(oncpu, ntimes, sizeof(double), cmp);
+#define MEDIAN(v) (ntimes % 2 ? v[ntimes / 2] : 0.5 * (v[ntimes / 2 - 1] + v[ntimes / 2]))
+    printf("threads=%d n=%ld best_gbps=%.2f median_gbps=%.2f on_cpu_gbps=%.2f\n",
+           omp_get_max_threads(), n, rate[ntimes - 1] / 1e9, MEDIAN(rate) / 1e9,
+           omp_get_max_threads() == 1 ? MEDIAN(oncpu) / 1e9 : NAN);
     return 0;
 }

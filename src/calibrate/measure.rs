@@ -97,9 +97,14 @@ pub struct Measured {
     pub threads: usize,
     /// Whether every thread was pinned to its own CPU.
     pub pinned: bool,
-    /// Median fraction of each trial's wall time that the leading thread spent on a CPU
-    /// (Linux `/proc/thread-self/schedstat`); well below 1 means other processes took the core.
+    /// Median fraction of the time the leading thread spent on its own share of each trial
+    /// that it was actually on a CPU (Linux `/proc/thread-self/schedstat`); well below 1
+    /// means other processes took the core.
     pub on_cpu: Option<f64>,
+    /// One thread only: median rate per second the thread actually ran (rate ÷ on-CPU
+    /// fraction). Other processes in the same OS do not lower it, so it compares kernels
+    /// fairly on a shared machine; contention below the OS (a busy host) still does.
+    pub on_cpu_rate: Option<f64>,
 }
 
 /// Time this thread has spent running on a CPU [s], from the scheduler's own accounting
@@ -164,17 +169,23 @@ pub fn measure<W: Workload>(
                     for _ in 0..reps {
                         w.run(&mut local);
                     }
+                    // The leader's own share ends here; waiting at the barrier for the others
+                    // is off-CPU by design and must not count as lost to other processes.
+                    let own = (t == 0)
+                        .then(|| (t0.elapsed().as_secs_f64().max(1e-9), thread_cpu_seconds()));
                     barrier.wait();
-                    if t == 0 {
+                    if let Some((own_s, cpu1)) = own {
                         let dt = t0.elapsed().as_secs_f64().max(1e-9);
-                        if let (Some(c0), Some(c1)) = (cpu0, thread_cpu_seconds()) {
+                        let rate = w.work(threads) * reps as f64 / dt;
+                        if let (Some(c0), Some(c1)) = (cpu0, cpu1) {
+                            let frac = ((c1 - c0) / own_s).clamp(1e-6, 1.0);
                             on_cpu
                                 .lock()
                                 .unwrap_or_else(|e| e.into_inner())
-                                .push(((c1 - c0) / dt).min(1.0));
+                                .push((frac, rate / frac));
                         }
                         let mut r = rates.lock().unwrap_or_else(|e| e.into_inner());
-                        r.push(w.work(threads) * reps as f64 / dt);
+                        r.push(rate);
                         trials += 1;
                         on_trial();
                         let done = trials >= max_trials
@@ -201,12 +212,17 @@ pub fn measure<W: Workload>(
     }
     let rates = rates.into_inner().unwrap_or_else(|e| e.into_inner());
     let stats = Stats::from_rates(&rates).ok_or("no trial ran")?;
-    let on_cpu = on_cpu.into_inner().unwrap_or_else(|e| e.into_inner());
+    let on_cpu: Vec<(f64, f64)> = on_cpu.into_inner().unwrap_or_else(|e| e.into_inner());
+    let fractions: Vec<f64> = on_cpu.iter().map(|p| p.0).collect();
+    let running: Vec<f64> = on_cpu.iter().map(|p| p.1).collect();
     Ok(Measured {
         stats,
         threads,
         pinned: pinned.load(Ordering::Relaxed) == threads,
-        on_cpu: Stats::from_rates(&on_cpu).map(|s| s.median),
+        on_cpu: Stats::from_rates(&fractions).map(|s| s.median),
+        on_cpu_rate: Stats::from_rates(&running)
+            .filter(|_| threads == 1)
+            .map(|s| s.median),
     })
 }
 

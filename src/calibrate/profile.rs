@@ -589,6 +589,7 @@ mod tests {
             threads: 1,
             pinned: true,
             on_cpu: Some(1.0),
+            on_cpu_rate: None,
         }
     }
 

@@ -302,6 +302,34 @@ pub fn run_plan(
     Ok(out)
 }
 
+/// One f32 GEMM measurement at m×k times k×n on `cpus` (the columns split over them), for
+/// benchmarks that compare a single kernel with another library in alternation.
+pub fn measure_sgemm(
+    m: usize,
+    n: usize,
+    k: usize,
+    cpus: &[Option<core_affinity::CoreId>],
+    budget: Budget,
+) -> Result<Measured, String> {
+    let b = f32_matrix(k, n, 7);
+    let w = Sgemm::new(Isa::best_f32(), m, n, k, &b);
+    measure(&w, cpus, budget, &|| {})
+}
+
+/// One STREAM triad measurement over three arrays of `elems` f32 on `cpus`; also says whether
+/// non-temporal stores were used.
+pub fn measure_triad(
+    elems: usize,
+    cpus: &[Option<core_affinity::CoreId>],
+    budget: Budget,
+) -> Result<(Measured, bool), String> {
+    let isa = Isa::best_f32();
+    let nt = stream::has_nt_stores(isa);
+    let mut arrays = StreamArrays::new(elems, cpus);
+    let w = Stream::new(Kind::Triad, isa, nt, &mut arrays, cpus.len());
+    Ok((measure(&w, cpus, budget, &|| {})?, nt))
+}
+
 struct FmaCeiling {
     isa: Isa,
     steps: u64,
