@@ -1,7 +1,7 @@
 //! int8 GEMM, C (i32) = A (i8, m×k) · B (i8, k×n), row-major: the arithmetic of quantized
 //! inference on CPUs.
 //!
-//! The loops and packing follow `sgemm` (same `ir`-outer BLIS order), with `k` taken four at a
+//! The loops and packing follow `sgemm` (same `pc`, `ic`, `jc`, `ir`, `jr` order), with `k` taken four at a
 //! time: AVX-512 VNNI `vpdpbusd` multiplies 4 unsigned bytes by 4 signed bytes and adds the
 //! four products into one i32 lane, so one instruction does 16 lanes × 4 = 64 multiply-adds
 //! (128 OP). Its first operand is *unsigned*, so A is packed as `a + 128` (u8) and the excess
@@ -26,7 +26,8 @@ use super::Isa;
 const MR: usize = 14;
 const NR: usize = 32;
 const KC: usize = 1024;
-const MC: usize = MR * 24;
+/// Large, so A is packed once per k panel rather than once per B panel (see `sgemm`).
+const MC: usize = MR * 150;
 const NC: usize = 768;
 
 /// Largest k for which the i32 accumulators cannot overflow.
@@ -104,22 +105,22 @@ pub fn igemm(
         return;
     }
     let mut tile = [0i32; MR * NR];
-    for jc in (0..n).step_by(NC) {
-        let nc = NC.min(n - jc);
-        for pc in (0..k).step_by(KC) {
-            let kc = KC.min(k - pc);
-            let kg = kc.div_ceil(4);
-            pack_b(
-                kc,
-                nc,
-                &b[pc * ldb + jc..],
-                ldb,
-                &mut ws.b_pack,
-                &mut ws.colsum,
-            );
-            for ic in (0..m).step_by(MC) {
-                let mc = MC.min(m - ic);
-                pack_a(mc, kc, &a[ic * lda + pc..], lda, &mut ws.a_pack);
+    for pc in (0..k).step_by(KC) {
+        let kc = KC.min(k - pc);
+        let kg = kc.div_ceil(4);
+        for ic in (0..m).step_by(MC) {
+            let mc = MC.min(m - ic);
+            pack_a(mc, kc, &a[ic * lda + pc..], lda, &mut ws.a_pack);
+            for jc in (0..n).step_by(NC) {
+                let nc = NC.min(n - jc);
+                pack_b(
+                    kc,
+                    nc,
+                    &b[pc * ldb + jc..],
+                    ldb,
+                    &mut ws.b_pack,
+                    &mut ws.colsum,
+                );
                 for ir in (0..mc).step_by(MR) {
                     let rows = MR.min(mc - ir);
                     let a_sliver = &ws.a_pack[ir * kg * 4..(ir + MR) * kg * 4];

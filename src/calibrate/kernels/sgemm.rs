@@ -2,22 +2,25 @@
 //! runs near the speed of the best BLAS on the CPU (Goto & van de Geijn, "Anatomy of
 //! High-Performance Matrix Multiplication", ACM TOMS 34(3), 2008; Van Zee & van de Geijn, BLIS).
 //!
-//! Loops, outer to inner (`jc`, `pc`, `ic`, `jr`, `ir`):
+//! Loops, outer to inner (`pc`, `ic`, `jc`, `ir`, `jr`):
 //!
 //! ```text
-//! for jc in n by NC:                 B panel kc×nc packed once per (jc, pc): lives in L2
-//!   for pc in k by KC:
-//!     pack B[pc.., jc..] into NR-wide slivers, k-major
-//!     for ic in m by MC:             A block mc×kc packed: lives in L2 / L3
-//!       pack A[ic.., pc..] into MR-tall slivers, k-major
+//! for pc in k by KC:
+//!   for ic in m by MC:               A block mc×kc packed once per (pc, ic): lives in L3
+//!     pack A[ic.., pc..] into MR-tall slivers, k-major
+//!     for jc in n by NC:             B panel kc×nc packed once per (pc, jc) when m ≤ MC
+//!       pack B[pc.., jc..] into NR-wide slivers, k-major: lives in L2
 //!       for ir in mc by MR:          one A sliver MR×kc: stays in L1 across the jr loop
 //!         for jr in nc by NR:        micro-kernel: C[MR×NR] (+)= A sliver · B sliver
 //! ```
 //!
 //! The `ir`-outer order keeps the small A sliver (14×256×4 B = 14 KiB) in L1 and streams B
-//! slivers from L2. The textbook BLIS order (`jr` outer) keeps a B sliver in L1 instead, but
-//! with NR = 32 that sliver is 32 KiB and shares a 48 KiB L1 with the streaming A sliver; on
-//! Sapphire Rapids it measured ~10% slower at n = 2048 (130 against 142 GFLOP/s, 1 core).
+//! slivers from an L2-sized panel. The textbook BLIS order (`jr` outer) keeps a B sliver in L1
+//! instead, but with NR = 32 that sliver is 32 KiB and shares a 48 KiB L1 with the streaming A
+//! sliver; on Sapphire Rapids it measured ~10% slower at n = 2048. With an L2-sized B panel
+//! (NC = 768), BLIS's `jc`-outermost order would pack A n/NC times; a large MC with `ic`
+//! outside `jc` packs each part of A and of B once, which took packing from ~19% of a
+//! 2048³ GEMM to a few per cent.
 //!
 //! The micro-kernel keeps an MR×NR tile of C in vector registers: each step `p` of `k` loads NR
 //! values of B (NR / lanes vectors) and broadcasts MR values of A, then issues MR·NR/lanes FMAs.
@@ -38,7 +41,8 @@ pub struct Blocking {
     pub nr: usize,
     /// Depth of one packed panel: an A sliver (mr·kc·4 bytes) sits in L1.
     pub kc: usize,
-    /// Rows of one packed A block (mc·kc·4 bytes, in L2 or L3).
+    /// Rows of one packed A block (mc·kc·4 bytes, ~4 MiB, in L3): large, so that A is packed
+    /// once rather than once per B panel.
     pub mc: usize,
     /// Columns of one packed B panel: kc·nc·4 bytes should sit in L2.
     pub nc: usize,
@@ -53,28 +57,28 @@ impl Blocking {
                 mr: 14,
                 nr: 32,
                 kc: 256,
-                mc: 14 * 24,
+                mc: 14 * 300,
                 nc: 768,
             },
             Isa::Avx2Fma => Blocking {
                 mr: 6,
                 nr: 16,
                 kc: 256,
-                mc: 6 * 40,
+                mc: 6 * 700,
                 nc: 768,
             },
             Isa::Neon => Blocking {
                 mr: 8,
                 nr: 12,
                 kc: 256,
-                mc: 8 * 30,
+                mc: 8 * 525,
                 nc: 768,
             },
             Isa::Portable => Blocking {
                 mr: 4,
                 nr: 8,
                 kc: 256,
-                mc: 4 * 64,
+                mc: 4 * 1050,
                 nc: 768,
             },
         }
@@ -173,27 +177,28 @@ pub fn sgemm(
     let (mr, nr) = (bl.mr, bl.nr);
     let isa = ws.isa;
     let mut tile = [0.0f32; 14 * 32];
-    for jc in (0..n).step_by(bl.nc) {
-        let nc = bl.nc.min(n - jc);
-        for pc in (0..k).step_by(bl.kc) {
-            let kc = bl.kc.min(k - pc);
-            pack_b(
+    for pc in (0..k).step_by(bl.kc) {
+        let kc = bl.kc.min(k - pc);
+        for ic in (0..m).step_by(bl.mc) {
+            let mc = bl.mc.min(m - ic);
+            pack_a(
+                mc,
                 kc,
-                nc,
-                nr,
-                &b[pc * ldb + jc..],
-                ldb,
-                ws.b_pack.as_mut_slice(),
+                mr,
+                &a[ic * lda + pc..],
+                lda,
+                ws.a_pack.as_mut_slice(),
             );
-            for ic in (0..m).step_by(bl.mc) {
-                let mc = bl.mc.min(m - ic);
-                pack_a(
-                    mc,
+            for jc in (0..n).step_by(bl.nc) {
+                let nc = bl.nc.min(n - jc);
+                pack_b(
+                    isa,
                     kc,
-                    mr,
-                    &a[ic * lda + pc..],
-                    lda,
-                    ws.a_pack.as_mut_slice(),
+                    nc,
+                    nr,
+                    &b[pc * ldb + jc..],
+                    ldb,
+                    ws.b_pack.as_mut_slice(),
                 );
                 let a_pack = ws.a_pack.as_slice();
                 let b_pack = ws.b_pack.as_slice();
@@ -339,17 +344,24 @@ fn pack_a(mc: usize, kc: usize, mr: usize, a: &[f32], lda: usize, out: &mut [f32
 
 /// Pack `kc` rows × `nc` columns of B into NR-wide slivers, k-major (`[sliver][p][j]`). Rows of
 /// B are read front to back, so a skinny GEMM streams B from memory in order.
-fn pack_b(kc: usize, nc: usize, nr: usize, b: &[f32], ldb: usize, out: &mut [f32]) {
+fn pack_b(isa: Isa, kc: usize, nc: usize, nr: usize, b: &[f32], ldb: usize, out: &mut [f32]) {
     // A fixed NR lets the compiler copy a sliver row with a few vector moves instead of a
-    // `memcpy` call per 32 floats, which dominated skinny (m = 1) GEMMs.
-    match nr {
-        32 => pack_b_n::<32>(kc, nc, b, ldb, out),
-        16 => pack_b_n::<16>(kc, nc, b, ldb, out),
-        12 => pack_b_n::<12>(kc, nc, b, ldb, out),
+    // `memcpy` call per 32 floats, which dominated skinny (m = 1) GEMMs; compiled for
+    // AVX-512, each 32-float row is two zmm moves.
+    match (isa, nr) {
+        #[cfg(target_arch = "x86_64")]
+        (Isa::Avx512 | Isa::Avx512Vnni, 32) => {
+            // SAFETY: the workspace selects AVX-512 only when the CPU has avx512f.
+            unsafe { x86::pack_b32_avx512(kc, nc, b, ldb, out) }
+        }
+        (_, 32) => pack_b_n::<32>(kc, nc, b, ldb, out),
+        (_, 16) => pack_b_n::<16>(kc, nc, b, ldb, out),
+        (_, 12) => pack_b_n::<12>(kc, nc, b, ldb, out),
         _ => pack_b_n::<8>(kc, nc, b, ldb, out),
     }
 }
 
+#[inline(always)]
 fn pack_b_n<const NR: usize>(kc: usize, nc: usize, b: &[f32], ldb: usize, out: &mut [f32]) {
     let whole = nc / NR;
     for p in 0..kc {
@@ -373,7 +385,7 @@ fn pack_b_n<const NR: usize>(kc: usize, nc: usize, b: &[f32], ldb: usize, out: &
 /// i < rows, j < NR. The slices were cut to exactly the sliver and tile sizes, which is what
 /// makes the pointer arithmetic inside the kernels sound.
 #[allow(clippy::too_many_arguments)]
-pub fn micro(
+fn micro(
     isa: Isa,
     rows: usize,
     kc: usize,
@@ -470,8 +482,15 @@ fn portable(
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{STRIPE, axpy8_body};
+    use super::{STRIPE, axpy8_body, pack_b_n};
     use std::arch::x86_64::*;
+
+    /// # Safety
+    /// The CPU has avx512f.
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn pack_b32_avx512(kc: usize, nc: usize, b: &[f32], ldb: usize, out: &mut [f32]) {
+        pack_b_n::<32>(kc, nc, b, ldb, out)
+    }
 
     /// # Safety
     /// The CPU has avx512f.
@@ -548,7 +567,8 @@ mod x86 {
                 _mm_prefetch::<_MM_HINT_T0>(c.add(i * ldc).cast());
                 _mm_prefetch::<_MM_HINT_T0>(c.add(i * ldc + 16).cast());
             }
-            for p in 0..kc {
+            // One step p of k: 2 loads of B, R broadcasts of A, 2·R FMAs.
+            let mut step = |p: usize| {
                 let bp = b.add(p * NR);
                 // B slivers stream from L2: fetch 8 steps (1 KiB) ahead. The addresses past
                 // the sliver's end are only hints and cannot fault.
@@ -562,6 +582,20 @@ mod x86 {
                     lo[i] = _mm512_fmadd_ps(ai, b0, lo[i]);
                     hi[i] = _mm512_fmadd_ps(ai, b1, hi[i]);
                 }
+            };
+            // Four steps per iteration: the loop's own add/compare/branch would otherwise
+            // compete with the FMAs for ports 0 and 5 once every 14 cycles.
+            let mut p = 0;
+            while p + 4 <= kc {
+                step(p);
+                step(p + 1);
+                step(p + 2);
+                step(p + 3);
+                p += 4;
+            }
+            while p < kc {
+                step(p);
+                p += 1;
             }
             for i in 0..R {
                 let ci = c.add(i * ldc);
@@ -751,6 +785,11 @@ mod tests {
     use super::*;
 
     fn check(isa: Isa, m: usize, n: usize, k: usize) {
+        check_with(Workspace::new(isa), m, n, k);
+    }
+
+    fn check_with(mut ws: Workspace, m: usize, n: usize, k: usize) {
+        let isa = ws.isa();
         let a: Vec<f32> = (0..m * k)
             .map(|x| ((x * 7 + 3) % 19) as f32 / 8.0 - 1.0)
             .collect();
@@ -758,7 +797,6 @@ mod tests {
             .map(|x| ((x * 5 + 1) % 23) as f32 / 11.0 - 1.0)
             .collect();
         let mut c = vec![f32::NAN; m * n];
-        let mut ws = Workspace::new(isa);
         sgemm(m, n, k, &a, k, &b, n, &mut c, n, &mut ws);
         for i in 0..m {
             for j in 0..n {
@@ -770,6 +808,28 @@ mod tests {
                     r.0
                 );
             }
+        }
+    }
+
+    /// Tiny cache blocks, so every loop of the packed path runs several times with a partial
+    /// last block: several A blocks (ic), B panels (jc) and k panels (pc, the accumulate path).
+    #[test]
+    fn every_blocking_loop_and_edge_is_exercised() {
+        for isa in [Isa::Portable, Isa::Avx2Fma, Isa::Avx512, Isa::Neon] {
+            if !isa.available() {
+                continue;
+            }
+            let d = Blocking::for_isa(isa);
+            let small = Blocking {
+                kc: 16,
+                mc: 2 * d.mr,
+                nc: 2 * d.nr,
+                ..d
+            };
+            for (m, n, k) in [(45, 150, 70), (2 * d.mr + 1, 2 * d.nr + 1, 33)] {
+                check_with(Workspace::with_blocking(isa, small), m, n, k);
+            }
+            check(isa, 20, 1000, 300);
         }
     }
 
