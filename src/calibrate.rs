@@ -63,19 +63,19 @@ pub struct CalibrateArgs {
     #[arg(long, value_name = "GB/s")]
     pub memory_bandwidth_gbps: Option<f64>,
 
-    /// On-prem purchase price of this machine [USD] (needed without --base).
+    /// On-prem purchase price of this machine in USD (needed without --base).
     #[arg(long, value_name = "USD")]
     pub purchase_usd: Option<f64>,
 
-    /// Cloud on-demand price of this instance [USD/h] (needed without --base, or --purchase-usd).
+    /// Cloud on-demand price of this instance in USD per hour (needed without --base, or --purchase-usd).
     #[arg(long, value_name = "USD")]
     pub usd_per_hour: Option<f64>,
 
-    /// Idle power of the whole machine [W] (without --base; default: an estimate).
+    /// Idle power of the whole machine in watts (without --base; default: an estimate).
     #[arg(long, value_name = "W")]
     pub idle_w: Option<f64>,
 
-    /// Full-load power of the whole machine [W] (without --base; default: an estimate).
+    /// Full-load power of the whole machine in watts (without --base; default: an estimate).
     #[arg(long, value_name = "W")]
     pub peak_w: Option<f64>,
 

@@ -27,7 +27,7 @@ pub struct CpuInfo {
     /// SIMD features the calibration cares about, as the OS names them.
     pub simd: Vec<String>,
     pub clock: Option<Clock>,
-    /// Size of the largest cache level [B].
+    /// Size of the largest cache level, in bytes.
     pub llc_bytes: Option<u64>,
     pub mem_total_bytes: Option<u64>,
     pub mem_available_bytes: Option<u64>,

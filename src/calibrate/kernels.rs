@@ -20,6 +20,50 @@ pub mod stream;
 
 use std::fmt;
 
+/// The slice-length checks of a row-major GEMM C (m×n) = A (m×k) · B (k×n) with row strides
+/// `ld*`: what makes the pointer arithmetic of the micro-kernels sound. A violation is a bug in
+/// the caller, so it panics.
+#[allow(clippy::too_many_arguments)]
+fn check_gemm_shapes(
+    m: usize,
+    n: usize,
+    k: usize,
+    a_len: usize,
+    lda: usize,
+    b_len: usize,
+    ldb: usize,
+    c_len: usize,
+    ldc: usize,
+) {
+    assert!(
+        lda >= k && ldb >= n && ldc >= n,
+        "row strides shorter than rows"
+    );
+    let need = |rows: usize, cols: usize, ld: usize| {
+        if rows == 0 || cols == 0 {
+            0
+        } else {
+            (rows - 1) * ld + cols
+        }
+    };
+    assert!(a_len >= need(m, k, lda), "a is shorter than m×k");
+    assert!(b_len >= need(k, n, ldb), "b is shorter than k×n");
+    assert!(c_len >= need(m, n, ldc), "c is shorter than m×n");
+}
+
+/// Call the micro-kernel `$kernel::<R>($args…)` compiled for exactly `R = $rows` rows, so a
+/// short edge tile does not pay for a full tile's FMAs. Rows above the listed ones take the
+/// largest (callers assert `rows` is within the tile).
+macro_rules! by_rows {
+    ($rows:expr, $kernel:ident, [$($r:literal),+ ; $max:literal], $args:tt) => {
+        match $rows {
+            $($r => $kernel::<$r> $args,)+
+            _ => $kernel::<$max> $args,
+        }
+    };
+}
+pub(crate) use by_rows;
+
 /// The instruction set a kernel runs with, chosen at run time from what the CPU reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Isa {

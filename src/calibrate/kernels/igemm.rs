@@ -85,16 +85,7 @@ pub fn igemm(
         lda >= k && ldb >= n && ldc >= n,
         "row strides shorter than rows"
     );
-    let need = |rows: usize, cols: usize, ld: usize| {
-        if rows == 0 || cols == 0 {
-            0
-        } else {
-            (rows - 1) * ld + cols
-        }
-    };
-    assert!(a.len() >= need(m, k, lda), "a is shorter than m×k");
-    assert!(b.len() >= need(k, n, ldb), "b is shorter than k×n");
-    assert!(c.len() >= need(m, n, ldc), "c is shorter than m×n");
+    super::check_gemm_shapes(m, n, k, a.len(), lda, b.len(), ldb, c.len(), ldc);
     if m == 0 || n == 0 {
         return;
     }
@@ -303,22 +294,12 @@ mod x86 {
     ) {
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            match rows {
-                1 => k::<1>(kg, a, b, s, c, ldc, acc),
-                2 => k::<2>(kg, a, b, s, c, ldc, acc),
-                3 => k::<3>(kg, a, b, s, c, ldc, acc),
-                4 => k::<4>(kg, a, b, s, c, ldc, acc),
-                5 => k::<5>(kg, a, b, s, c, ldc, acc),
-                6 => k::<6>(kg, a, b, s, c, ldc, acc),
-                7 => k::<7>(kg, a, b, s, c, ldc, acc),
-                8 => k::<8>(kg, a, b, s, c, ldc, acc),
-                9 => k::<9>(kg, a, b, s, c, ldc, acc),
-                10 => k::<10>(kg, a, b, s, c, ldc, acc),
-                11 => k::<11>(kg, a, b, s, c, ldc, acc),
-                12 => k::<12>(kg, a, b, s, c, ldc, acc),
-                13 => k::<13>(kg, a, b, s, c, ldc, acc),
-                _ => k::<14>(kg, a, b, s, c, ldc, acc),
-            }
+            super::super::by_rows!(
+                rows,
+                k,
+                [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13; 14],
+                (kg, a, b, s, c, ldc, acc)
+            )
         }
     }
 

@@ -150,16 +150,7 @@ pub fn sgemm(
         lda >= k && ldb >= n && ldc >= n,
         "row strides shorter than rows"
     );
-    let need = |rows: usize, cols: usize, ld: usize| {
-        if rows == 0 || cols == 0 {
-            0
-        } else {
-            (rows - 1) * ld + cols
-        }
-    };
-    assert!(a.len() >= need(m, k, lda), "a is shorter than m×k");
-    assert!(b.len() >= need(k, n, ldb), "b is shorter than k×n");
-    assert!(c.len() >= need(m, n, ldc), "c is shorter than m×n");
+    super::check_gemm_shapes(m, n, k, a.len(), lda, b.len(), ldb, c.len(), ldc);
     if m == 0 || n == 0 {
         return;
     }
@@ -234,7 +225,7 @@ pub fn sgemm(
     }
 }
 
-/// Up to this many rows of A, [`small_m`] runs instead of the packed path.
+/// Up to this many rows of A, `small_m` runs instead of the packed path.
 pub const SMALL_M: usize = 8;
 
 /// Rows of B streamed side by side by [`small_m`].
@@ -523,22 +514,12 @@ mod x86 {
     ) {
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            match rows {
-                1 => k512::<1>(kc, a, b, c, ldc, acc),
-                2 => k512::<2>(kc, a, b, c, ldc, acc),
-                3 => k512::<3>(kc, a, b, c, ldc, acc),
-                4 => k512::<4>(kc, a, b, c, ldc, acc),
-                5 => k512::<5>(kc, a, b, c, ldc, acc),
-                6 => k512::<6>(kc, a, b, c, ldc, acc),
-                7 => k512::<7>(kc, a, b, c, ldc, acc),
-                8 => k512::<8>(kc, a, b, c, ldc, acc),
-                9 => k512::<9>(kc, a, b, c, ldc, acc),
-                10 => k512::<10>(kc, a, b, c, ldc, acc),
-                11 => k512::<11>(kc, a, b, c, ldc, acc),
-                12 => k512::<12>(kc, a, b, c, ldc, acc),
-                13 => k512::<13>(kc, a, b, c, ldc, acc),
-                _ => k512::<14>(kc, a, b, c, ldc, acc),
-            }
+            super::super::by_rows!(
+                rows,
+                k512,
+                [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13; 14],
+                (kc, a, b, c, ldc, acc)
+            )
         }
     }
 
@@ -623,14 +604,12 @@ mod x86 {
     ) {
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            match rows {
-                1 => k256::<1>(kc, a, b, c, ldc, acc),
-                2 => k256::<2>(kc, a, b, c, ldc, acc),
-                3 => k256::<3>(kc, a, b, c, ldc, acc),
-                4 => k256::<4>(kc, a, b, c, ldc, acc),
-                5 => k256::<5>(kc, a, b, c, ldc, acc),
-                _ => k256::<6>(kc, a, b, c, ldc, acc),
-            }
+            super::super::by_rows!(
+                rows,
+                k256,
+                [1, 2, 3, 4, 5; 6],
+                (kc, a, b, c, ldc, acc)
+            )
         }
     }
 
@@ -692,16 +671,12 @@ mod arm {
     ) {
         // SAFETY: forwarded from this function's contract.
         unsafe {
-            match rows {
-                1 => kneon::<1>(kc, a, b, c, ldc, acc),
-                2 => kneon::<2>(kc, a, b, c, ldc, acc),
-                3 => kneon::<3>(kc, a, b, c, ldc, acc),
-                4 => kneon::<4>(kc, a, b, c, ldc, acc),
-                5 => kneon::<5>(kc, a, b, c, ldc, acc),
-                6 => kneon::<6>(kc, a, b, c, ldc, acc),
-                7 => kneon::<7>(kc, a, b, c, ldc, acc),
-                _ => kneon::<8>(kc, a, b, c, ldc, acc),
-            }
+            super::super::by_rows!(
+                rows,
+                kneon,
+                [1, 2, 3, 4, 5, 6, 7; 8],
+                (kc, a, b, c, ldc, acc)
+            )
         }
     }
 
