@@ -1,2 +1,493 @@
 //! `tco-sim calibrate`: native GEMM and memory-bandwidth microbenchmarks that measure the CPU
-//! this runs on and write a hardware profile.
+//! this runs on and write a hardware profile (DESIGN.md, "Calibration").
+//!
+//! Why: a CPU judged with an unoptimised kernel looks slow, and the plan then buys GPUs it did
+//! not need (seed 000). So the kernels here run near the best BLAS on the CPU (AVX-512 / AVX2
+//! on x86_64, NEON on aarch64), every result is checked against a reference, and the numbers
+//! land in the same profile format as the shipped profiles, each with `basis = "measured"`.
+//!
+//! Pipeline: [`cpu::CpuInfo::detect`] → [`suite::run_plan`] (kernels via [`measure`]) →
+//! [`Calibration`] → [`profile::build`] → TOML written atomically, plus a summary on stdout.
+
+#[allow(unsafe_code)]
+pub mod kernels;
+
+pub mod cpu;
+pub mod measure;
+pub mod profile;
+pub mod suite;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+
+use crate::hardware::{Profile, ProfileSearch, embedded_text, file::ProfileFile};
+use crate::input::SourceFile;
+use kernels::Isa;
+use suite::{KernelResult, Plan};
+
+/// Default time for the timed trials; set-up and warm-up come on top, and the whole default
+/// run stays under a minute.
+pub const DEFAULT_SECONDS: f64 = 24.0;
+/// Trial time with `--quick`; the whole run stays under ten seconds on a 2-core VM.
+pub const QUICK_SECONDS: f64 = 2.0;
+
+/// `tco-sim calibrate` options.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct CalibrateArgs {
+    /// Where to write the profile (a temporary file, then renamed over it).
+    #[arg(long, short, value_name = "PATH", default_value = "local.toml")]
+    pub out: PathBuf,
+
+    /// Keep this profile's prices, power, memory size and description (a shipped profile name
+    /// or a path) and replace its performance numbers with the measured ones.
+    #[arg(long, value_name = "PROFILE")]
+    pub base: Option<String>,
+
+    /// A short run (under 10 s): fewer shapes and trials.
+    #[arg(long, conflicts_with = "duration")]
+    pub quick: bool,
+
+    /// Spend about this long on the timed trials (default 24; set-up comes on top).
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+
+    /// Profile name (default: the file stem of --out).
+    #[arg(long)]
+    pub name: Option<String>,
+
+    /// Theoretical memory bandwidth of this machine [GB/s], e.g. channels × MT/s × 8 B; the
+    /// profile's memory efficiency becomes measured triad / this.
+    #[arg(long, value_name = "GB/s")]
+    pub memory_bandwidth_gbps: Option<f64>,
+
+    /// On-prem purchase price of this machine in USD (needed without --base).
+    #[arg(long, value_name = "USD")]
+    pub purchase_usd: Option<f64>,
+
+    /// Cloud on-demand price of this instance in USD per hour (needed without --base, or --purchase-usd).
+    #[arg(long, value_name = "USD")]
+    pub usd_per_hour: Option<f64>,
+
+    /// Idle power of the whole machine in watts (without --base; default: an estimate).
+    #[arg(long, value_name = "W")]
+    pub idle_w: Option<f64>,
+
+    /// Full-load power of the whole machine in watts (without --base; default: an estimate).
+    #[arg(long, value_name = "W")]
+    pub peak_w: Option<f64>,
+
+    /// Test only: tiny shapes that run every kernel through the real path in a debug build.
+    /// The figures are cache-resident and mean nothing.
+    #[arg(long, hide = true)]
+    pub smoke: bool,
+}
+
+/// Everything one calibration run measured, before it becomes a profile.
+#[derive(Debug, Clone)]
+pub struct Calibration {
+    pub cpu: cpu::CpuInfo,
+    pub host: String,
+    /// `YYYY-MM-DD` (UTC).
+    pub date: String,
+    /// Threads of the all-core runs (the logical CPUs we may use).
+    pub threads: usize,
+    pub pinned: bool,
+    pub f32_isa: Isa,
+    pub int8_isa: Isa,
+    pub min_trials: usize,
+    pub stream_sizing: String,
+    pub results: Vec<KernelResult>,
+    pub elapsed: Duration,
+}
+
+/// Measure this machine with `plan`. `progress` is told the label of each measurement and
+/// ticked after each trial.
+pub fn calibrate(plan: &Plan, progress: &Progress) -> anyhow::Result<Calibration> {
+    let cpu = cpu::CpuInfo::detect();
+    let ids = core_affinity::get_core_ids().unwrap_or_default();
+    let cpus: Vec<Option<core_affinity::CoreId>> = if ids.is_empty() {
+        vec![None; cpu.logical_cpus.max(1)]
+    } else {
+        ids.into_iter().map(Some).collect()
+    };
+    let started = Instant::now();
+    let results = suite::run_plan(plan, &cpus, &|label| progress.start(label), &|| {
+        progress.tick()
+    })
+    .map_err(|e| {
+        anyhow::anyhow!("a calibration kernel gave a wrong result, so no profile was written: {e}")
+    })?;
+    progress.finish();
+    let pinned = results
+        .iter()
+        .all(|r| r.one_core.pinned && r.all_cores.pinned);
+    Ok(Calibration {
+        host: hostname(),
+        date: today_utc(),
+        threads: cpus.len(),
+        pinned,
+        f32_isa: Isa::best_f32(),
+        int8_isa: Isa::best_int8(),
+        min_trials: plan.min_trials,
+        stream_sizing: plan.stream_sizing.clone(),
+        results,
+        elapsed: started.elapsed(),
+        cpu,
+    })
+}
+
+/// `tco-sim calibrate`: measure, print the summary, write the profile.
+pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
+    let inputs = inputs(args)?;
+    let detected = cpu::CpuInfo::detect();
+    let plan = if args.smoke {
+        Plan::smoke()
+    } else {
+        let seconds = match (args.quick, args.duration) {
+            (true, _) => QUICK_SECONDS,
+            (false, Some(s)) => s,
+            (false, None) => DEFAULT_SECONDS,
+        };
+        Plan::new(
+            args.quick,
+            seconds,
+            detected.llc_bytes,
+            detected.mem_available_bytes,
+        )
+    };
+    // One step per measurement, plus the allocation of the stream arrays.
+    let bar = Progress::new(plan.measurements(Isa::Avx512Vnni.available()) as u64 + 1);
+    let cal = calibrate(&plan, &bar)?;
+    let file = profile::build(&cal, &inputs)?;
+    let text = profile::to_toml(&file)?;
+    // Never write a profile the simulator would then refuse.
+    let check = SourceFile::from_text(args.out.display().to_string(), text.clone());
+    Profile::from_source(&check, None)
+        .context("the calibrated profile does not validate (a bug in calibrate)")?;
+    profile::write_atomic(&args.out, &text)?;
+    let derived = profile::derive(&cal, &inputs)?;
+    print!("{}", summary(&cal, &derived, &args.out));
+    Ok(())
+}
+
+/// Check the options and load `--base` before spending a minute measuring.
+fn inputs(args: &CalibrateArgs) -> anyhow::Result<profile::ProfileInputs> {
+    if let Some(d) = args.duration
+        && !(d.is_finite() && d > 0.0 && d <= 86_400.0)
+    {
+        bail!("--duration {d} is out of range; valid: seconds in (0, 86400]");
+    }
+    for (flag, v) in [
+        ("--memory-bandwidth-gbps", args.memory_bandwidth_gbps),
+        ("--purchase-usd", args.purchase_usd),
+        ("--usd-per-hour", args.usd_per_hour),
+        ("--idle-w", args.idle_w),
+        ("--peak-w", args.peak_w),
+    ] {
+        if let Some(v) = v
+            && !(v.is_finite() && v >= 0.0)
+        {
+            bail!("{flag} {v} is out of range; valid: a number >= 0");
+        }
+    }
+    let name = match &args.name {
+        Some(n) => n.clone(),
+        None => args
+            .out
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "local".into()),
+    };
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+    {
+        bail!(
+            "`{name}` is not a valid profile name; valid: letters, digits, '-', '_' and '.' (set --name)"
+        );
+    }
+    let base = args.base.as_deref().map(load_base).transpose()?;
+    if base.is_none() && args.purchase_usd.is_none() && args.usd_per_hour.is_none() {
+        bail!(
+            "a profile needs a price: give --base PROFILE to keep a shipped profile's prices and power, or --purchase-usd / --usd-per-hour"
+        );
+    }
+    Ok(profile::ProfileInputs {
+        name,
+        base,
+        memory_bandwidth_gbps: args.memory_bandwidth_gbps,
+        purchase_usd: args.purchase_usd,
+        usd_per_hour: args.usd_per_hour,
+        idle_w: args.idle_w,
+        peak_w: args.peak_w,
+    })
+}
+
+/// Load and validate `--base`: a path (`*.toml` or with a separator), a file in
+/// `./hardware-profiles/`, or a profile embedded in the binary. Errors are the profile
+/// loader's `InputError`s (unknown name with suggestions, bad field with line and column).
+pub fn load_base(reference: &str) -> anyhow::Result<ProfileFile> {
+    let is_path =
+        reference.ends_with(".toml") || reference.contains('/') || reference.contains('\\');
+    let local = Path::new("hardware-profiles").join(format!("{reference}.toml"));
+    let (src, expected) = if is_path {
+        (SourceFile::read(Path::new(reference))?, None)
+    } else if local.is_file() {
+        (SourceFile::read(&local)?, Some(reference))
+    } else if let Some(text) = embedded_text(reference) {
+        (
+            SourceFile::from_text(format!("embedded:{reference}"), text),
+            Some(reference),
+        )
+    } else {
+        // Let the loader say what is available and what was probably meant.
+        let search = ProfileSearch {
+            dirs: vec![PathBuf::from("hardware-profiles")],
+        };
+        return Err(search.load(reference, Path::new(".")).err().map_or_else(
+            || anyhow::anyhow!("cannot load --base {reference}"),
+            anyhow::Error::from,
+        ));
+    };
+    let validated = Profile::from_source(&src, expected)?;
+    if validated.kind != crate::hardware::UnitKind::Cpu {
+        bail!(
+            "--base {reference} is a {} profile; calibrate measures CPUs",
+            validated.kind.label()
+        );
+    }
+    Ok(src.parse::<ProfileFile>()?)
+}
+
+/// The human summary printed after a run.
+pub fn summary(cal: &Calibration, d: &profile::Derived, out: &Path) -> String {
+    let g = |x: f64| x / 1e9;
+    let mut s = String::new();
+    let cpu = &cal.cpu;
+    let _ = writeln!(
+        s,
+        "tco-sim calibrate: {} on `{}`, {}",
+        cpu.model, cal.host, cal.date
+    );
+    let _ = writeln!(
+        s,
+        "  {} logical CPUs ({}), pinned: {}, SIMD: {}",
+        cal.threads,
+        cpu.arch,
+        if cal.pinned { "yes" } else { "no" },
+        cpu.simd.join(" ")
+    );
+    if let Some(c) = &cpu.clock {
+        let _ = writeln!(s, "  clock {:.2} GHz from {}", c.ghz, c.source);
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "  {:<34} {:>12} {:>12}   spread (1 core / all)",
+        "kernel", "1 core", "all cores"
+    );
+    let mut noisy = Vec::new();
+    let mut lowest_on_cpu: f64 = 1.0;
+    for r in &cal.results {
+        let unit = match r.kind.unit() {
+            "B/s" => "GB/s",
+            "OP/s" => "GOP/s",
+            _ => "GFLOP/s",
+        };
+        let nt = match r.nt_stores {
+            Some(true) => " (nt stores)",
+            Some(false) => " (cached stores)",
+            None => "",
+        };
+        let _ = writeln!(
+            s,
+            "  {:<34} {:>8.1} {:<7} {:>8.1}   {:>4.0}% / {:.0}%  [{}]{}",
+            r.label,
+            g(r.one_core.stats.median),
+            unit,
+            g(r.all_cores.stats.median),
+            100.0 * r.one_core.stats.spread,
+            100.0 * r.all_cores.stats.spread,
+            r.isa,
+            nt
+        );
+        if r.one_core.stats.noisy() || r.all_cores.stats.noisy() {
+            noisy.push(r.label.clone());
+        }
+        for m in [&r.one_core, &r.all_cores] {
+            if let Some(f) = m.on_cpu {
+                lowest_on_cpu = lowest_on_cpu.min(f);
+            }
+        }
+    }
+    let _ = writeln!(s);
+    match d.theoretical_fp32 {
+        Some(t) => {
+            let _ = writeln!(
+                s,
+                "  theoretical f32 peak {:.1} GFLOP/s = {} cores x {} FMA pipes (assumed) x {} lanes x 2 x clock; measured FMA ceiling {:.1} GFLOP/s{}",
+                g(t),
+                cal.threads,
+                profile::ASSUMED_FMA_PIPES,
+                cal.f32_isa.f32_lanes(),
+                g(d.fma_ceiling),
+                if d.peak_is_measured {
+                    " (higher: the core runs above the reported clock, so the profile uses the ceiling)"
+                } else {
+                    ""
+                }
+            );
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "  no clock shown by the OS: the profile's peak is the measured FMA ceiling {:.1} GFLOP/s",
+                g(d.fma_ceiling)
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "  compute efficiency {:.3} = f32 GEMM {:.1} / peak {:.1} GFLOP/s",
+        d.e_c,
+        g(d.gemm_fp32),
+        g(d.peak_fp32)
+    );
+    match &d.bandwidth {
+        Some((bw, from)) => {
+            let _ = writeln!(
+                s,
+                "  memory efficiency {:.3} = triad {:.1} / {:.1} GB/s ({from})",
+                d.e_m,
+                g(d.triad),
+                g(*bw)
+            );
+        }
+        None => {
+            let _ = writeln!(
+                s,
+                "  memory bandwidth = measured triad {:.1} GB/s, efficiency 1.0 (no theoretical bandwidth known; --memory-bandwidth-gbps sets one)",
+                g(d.triad)
+            );
+        }
+    }
+    let _ = writeln!(s, "  stream arrays: {}", cal.stream_sizing);
+    for w in &d.warnings {
+        let _ = writeln!(s, "\n  warning: {w}");
+    }
+    if lowest_on_cpu < 0.9 {
+        let _ = writeln!(
+            s,
+            "\n  warning: during some trials the timed thread ran only {:.0}% of the time: other processes competed for the cores, so those figures under-report this machine.",
+            100.0 * lowest_on_cpu
+        );
+    }
+    if !noisy.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n  warning: trials spread more than {:.0}% on: {}. The machine was busy, throttling or shared; rerun when it is idle, or with --duration for more trials.",
+            100.0 * measure::NOISY_SPREAD,
+            noisy.join(", ")
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\n  profile written to {} ({:.1} s)",
+        out.display(),
+        cal.elapsed.as_secs_f64()
+    );
+    s
+}
+
+/// A progress bar on stderr, drawn only on a terminal (indicatif hides it otherwise).
+pub struct Progress {
+    bar: indicatif::ProgressBar,
+}
+
+impl Progress {
+    pub fn new(measurements: u64) -> Self {
+        let bar = indicatif::ProgressBar::new(measurements);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} calibrating [{bar:30}] {pos}/{len} {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        Progress { bar }
+    }
+
+    /// No output at all (library use, tests).
+    pub fn hidden() -> Self {
+        Progress {
+            bar: indicatif::ProgressBar::hidden(),
+        }
+    }
+
+    fn start(&self, label: &str) {
+        if self.bar.message().is_empty() {
+            self.bar.set_message(label.to_string());
+        } else {
+            self.bar.inc(1);
+            self.bar.set_message(label.to_string());
+        }
+    }
+
+    fn tick(&self) {
+        self.bar.tick();
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| std::fs::read_to_string("/etc/hostname"))
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "unknown-host".into())
+}
+
+/// Today's date in UTC, `YYYY-MM-DD`, from the system clock.
+fn today_utc() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    civil_date((secs / 86_400) as i64)
+}
+
+/// Days since 1970-01-01 → `YYYY-MM-DD` (proleptic Gregorian; H. Hinnant, "chrono-Compatible
+/// Low-Level Date Algorithms", `civil_from_days`).
+pub fn civil_date(days: i64) -> String {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_date(0), "1970-01-01");
+        assert_eq!(civil_date(11_016), "2000-02-29");
+        assert_eq!(civil_date(20_786), "2026-11-29");
+    }
+}

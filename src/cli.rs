@@ -64,6 +64,8 @@ pub enum Command {
         #[arg(long)]
         dir: Option<PathBuf>,
     },
+    /// Measure this machine's CPU (GEMM, memory bandwidth) and write a hardware profile.
+    Calibrate(crate::calibrate::CalibrateArgs),
     /// Write a commented starter scenario that runs as written.
     Init {
         /// Where to write it.
