@@ -51,12 +51,13 @@ pub struct LatencyAtPlan {
     pub slo_ci95_s: Option<f64>,
     /// Mean busy fraction of the fleet over the design window.
     pub utilization: f64,
-    /// Generative workloads: p99 time to first token and median time per output token [s].
-    pub ttft_p99_s: Option<f64>,
-    pub tpot_p50_s: Option<f64>,
+    /// Generative workloads: time to first token and time per output token at the SLO
+    /// percentile \[s\].
+    pub ttft_s: Option<f64>,
+    pub tpot_s: Option<f64>,
     /// |L − λW| / λW of the design run (Little's law, checked on every run).
     pub little_relative_error: f64,
-    /// The latency CDF of the design run as (latency [s], quantile).
+    /// The latency CDF of the design run as (latency \[s\], quantile).
     #[serde(skip)]
     pub cdf: Vec<(f64, f64)>,
 }
@@ -72,10 +73,62 @@ pub struct CapacityYear {
     /// The utilization-bound lower estimate.
     pub analytic_units: u32,
     pub stop: StopReason,
+    /// Why the search stopped where it did, in numbers, when it did not simply meet the SLO.
+    pub detail: Option<String>,
     /// Tail latency at the planned fleet, when simulated.
     pub latency: Option<LatencyAtPlan>,
     #[serde(skip)]
     pub fleet: FleetYear,
+}
+
+/// Why no fleet size can meet the contract, if a request alone on an idle unit already breaks a
+/// bound: the service time is a floor that queueing only adds to. Checked before simulating.
+pub fn infeasibility(scenario: &Scenario, plan: &ServicePlan) -> Option<String> {
+    let slo = &scenario.slo;
+    let pct = format!("p{}", slo.percentile);
+    let ms = |s: f64| format!("{:.0} ms", s * 1e3);
+    let over = |what: &str, took: f64, bound: Option<f64>| {
+        bound.filter(|b| took > *b).map(|b| {
+            format!(
+                "{what} alone takes {}, above the {pct} bound of {}",
+                ms(took),
+                ms(b)
+            )
+        })
+    };
+    match (plan, &scenario.workload) {
+        (ServicePlan::Classic(p), _) => over("a request", p.lone_request_s(), slo.latency_s),
+        (
+            ServicePlan::Generative(g),
+            crate::workload::Workload::Generative {
+                prompt_tokens,
+                output_tokens,
+                ..
+            },
+        ) => {
+            let (prompt, output) = (prompt_tokens.mean(), output_tokens.mean().max(1.0));
+            over(
+                "a mean-sized request",
+                g.lone_request_s(prompt, output),
+                slo.latency_s,
+            )
+            .or_else(|| {
+                over(
+                    "the first token of a mean-sized prompt",
+                    g.lone_ttft_s(prompt),
+                    slo.ttft_s,
+                )
+            })
+            .or_else(|| {
+                over(
+                    "one decode step",
+                    g.lone_tpot_s(prompt + output / 2.0),
+                    slo.tpot_s,
+                )
+            })
+        }
+        (ServicePlan::Generative(_), _) => None,
+    }
 }
 
 /// Units the utilization bound requires for `rate` \[req/s\].
@@ -95,10 +148,7 @@ pub fn units_for(rate: f64, throughput_per_unit: f64, max_utilization: f64) -> u
 pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Vec<CapacityYear> {
     let throughput = plan.unit_throughput_rps(&scenario.workload);
     let max_u = scenario.slo.max_utilization.value;
-    let lone = match plan {
-        ServicePlan::Classic(p) => p.lone_request_s(),
-        ServicePlan::Generative(_) => 0.0,
-    };
+    let infeasible = infeasibility(scenario, plan);
     (1..=scenario.horizon_years)
         .map(|year| {
             let peak = scenario.traffic.peak_rps(year);
@@ -118,7 +168,7 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Ve
                     (n, stop, vec![])
                 }
                 None => {
-                    let stop = if lone > scenario.slo.latency_s {
+                    let stop = if infeasible.is_some() {
                         StopReason::Infeasible
                     } else {
                         StopReason::Met
@@ -147,6 +197,7 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Ve
                 units,
                 analytic_units: analytic,
                 stop,
+                detail: infeasible.clone(),
                 latency: None,
                 fleet: FleetYear {
                     year,

@@ -125,6 +125,21 @@ impl GenerativePlan {
         self.fixed_s + compute.max(memory)
     }
 
+    /// Time to first token of a request alone on a replica: its prefill iteration \[s\].
+    pub fn lone_ttft_s(&self, prompt: f64) -> f64 {
+        self.iteration_s(prompt, 0.0, prompt)
+    }
+
+    /// One decode step of a sequence alone on a replica with `context` tokens \[s\].
+    pub fn lone_tpot_s(&self, context: f64) -> f64 {
+        self.iteration_s(0.0, 1.0, context)
+    }
+
+    /// End-to-end time of a request alone on a replica: prefill, then a step per further token.
+    pub fn lone_request_s(&self, prompt: f64, output: f64) -> f64 {
+        self.lone_ttft_s(prompt) + (output - 1.0).max(0.0) * self.lone_tpot_s(prompt + output / 2.0)
+    }
+
     /// Requests per second one unit sustains at steady state with `prompt` and `output` mean
     /// tokens, every replica running at the largest batch its KV cache and `max_batch` allow.
     pub fn unit_throughput_rps(&self, prompt: f64, output: f64) -> f64 {
@@ -254,9 +269,20 @@ pub fn plan(
                 },
             }))
         }
-        Workload::Generative { model, .. } => {
-            generative_plan(profile, model, precision, batching, roof).map(ServicePlan::Generative)
-        }
+        Workload::Generative {
+            model,
+            prompt_tokens,
+            output_tokens,
+            ..
+        } => generative_plan(
+            profile,
+            model,
+            precision,
+            batching,
+            roof,
+            (prompt_tokens.mean(), output_tokens.mean().max(1.0)),
+        )
+        .map(ServicePlan::Generative),
     }
 }
 
@@ -290,49 +316,58 @@ fn too_big(profile: &Profile, needed: f64) -> InputError {
     .with_help("choose a lower precision (int8, fp8), a smaller model, or a unit with more memory")
 }
 
+/// Lay a generative model out on a unit. A CPU replica is one chip (all its cores on one model).
+/// An accelerator replica is a power-of-two group of devices (tensor parallelism) that holds the
+/// weights and at least 4,096 tokens of KV cache; among the group sizes that fit, the one giving
+/// the unit the most steady-state throughput at the workload's mean request size is chosen —
+/// larger groups buy KV-cache room (bigger batches) at the price of fewer replicas.
 fn generative_plan(
     profile: &Profile,
     model: &GenerativeModel,
     precision: Precision,
     batching: &Batching,
     roof: Roofline,
+    mean_tokens: (f64, f64),
 ) -> Result<GenerativePlan, InputError> {
     let w = model.parameters.value * precision.bytes();
     let kv = model.kv_bytes_per_token(precision);
     let chips = profile.chip_count();
     let mem = profile.memory_bytes_per_chip.value;
-    // A CPU replica is one chip (all its cores on one model); an accelerator replica is the
-    // smallest power-of-two group of devices (tensor parallelism) whose memory holds the weights
-    // and at least 4,096 tokens of KV cache.
-    let (devices, peak, bandwidth) = if profile.kind == UnitKind::Cpu {
-        let cores = profile.cores_per_chip.as_ref().map_or(1.0, |c| c.value);
-        if w + 4096.0 * kv > mem * USABLE_MEMORY_FRACTION {
-            return Err(too_big(profile, w + 4096.0 * kv));
+    let needed = w + 4096.0 * kv;
+    let layout = |devices: u32, peak: f64, bandwidth: f64| {
+        let kv_capacity = ((devices as f64 * mem * USABLE_MEMORY_FRACTION - w) / kv).floor() as u64;
+        let flops_per_token = model.flops_per_token();
+        GenerativePlan {
+            devices_per_replica: devices,
+            replicas_per_unit: (chips / devices).max(1),
+            kv_capacity_tokens: kv_capacity,
+            max_batch: batching.max_batch.max(1),
+            fixed_s: roof.t0_s,
+            prefill_s_per_token: flops_per_token / (peak * roof.e_compute),
+            decode_compute_s_per_seq: flops_per_token / (peak * roof.e_compute),
+            weight_read_s: w / (bandwidth * roof.e_memory),
+            kv_read_s_per_token: kv / (bandwidth * roof.e_memory),
         }
-        (1, roof.peak_flops * cores, roof.bandwidth)
-    } else {
-        let mut d = 1;
-        while (d as f64) * mem * USABLE_MEMORY_FRACTION < w + 4096.0 * kv {
-            d *= 2;
-            if d > chips {
-                return Err(too_big(profile, w + 4096.0 * kv));
-            }
-        }
-        (d, roof.peak_flops * d as f64, roof.bandwidth * d as f64)
     };
-    let kv_capacity = ((devices as f64 * mem * USABLE_MEMORY_FRACTION - w) / kv).floor() as u64;
-    let flops_per_token = model.flops_per_token();
-    Ok(GenerativePlan {
-        devices_per_replica: devices,
-        replicas_per_unit: chips / devices,
-        kv_capacity_tokens: kv_capacity,
-        max_batch: batching.max_batch.max(1),
-        fixed_s: roof.t0_s,
-        prefill_s_per_token: flops_per_token / (peak * roof.e_compute),
-        decode_compute_s_per_seq: flops_per_token / (peak * roof.e_compute),
-        weight_read_s: w / (bandwidth * roof.e_memory),
-        kv_read_s_per_token: kv / (bandwidth * roof.e_memory),
-    })
+    if profile.kind == UnitKind::Cpu {
+        if needed > mem * USABLE_MEMORY_FRACTION {
+            return Err(too_big(profile, needed));
+        }
+        let cores = profile.cores_per_chip.as_ref().map_or(1.0, |c| c.value);
+        return Ok(layout(1, roof.peak_flops * cores, roof.bandwidth));
+    }
+    let (prompt, output) = mean_tokens;
+    std::iter::successors(Some(1u32), |d| Some(d * 2))
+        .take_while(|&d| d <= chips)
+        .filter(|&d| d as f64 * mem * USABLE_MEMORY_FRACTION >= needed)
+        .map(|d| layout(d, roof.peak_flops * d as f64, roof.bandwidth * d as f64))
+        .max_by(|a, b| {
+            a.unit_throughput_rps(prompt, output)
+                .total_cmp(&b.unit_throughput_rps(prompt, output))
+                // On a tie the smaller group: more replicas, shorter queues.
+                .then(b.devices_per_replica.cmp(&a.devices_per_replica))
+        })
+        .ok_or_else(|| too_big(profile, needed))
 }
 
 #[cfg(test)]

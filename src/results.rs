@@ -45,6 +45,12 @@ pub struct ScenarioSummary {
     pub precision: String,
     pub traffic: String,
     pub slo: String,
+    /// The contract in numbers: percentile in (0, 100) and the bounds it puts on end-to-end
+    /// latency, time to first token and time per output token \[s\].
+    pub slo_percentile: f64,
+    pub slo_latency_s: Option<f64>,
+    pub slo_ttft_s: Option<f64>,
+    pub slo_tpot_s: Option<f64>,
     /// How the fleets were sized: "analytic" (utilization bound) or "simulated".
     pub capacity_method: String,
 }
@@ -58,7 +64,10 @@ pub struct TierResult {
     /// Requests per second one unit sustains at full load (roofline).
     pub unit_throughput_rps: f64,
     pub capacity: Vec<CapacityYear>,
+    /// One entry per deployment option; empty when no fleet size meets the contract.
     pub options: Vec<OptionCost>,
+    /// Why no fleet size of this tier meets the contract, when none does.
+    pub infeasible: Option<String>,
     /// Tail latency against offered load at the last year's planned fleet (the "hockey
     /// stick"), when simulated; empty for analytic runs.
     pub latency_curve: Vec<LoadPoint>,
@@ -82,7 +91,7 @@ pub struct LoadPoint {
 impl TierResult {
     /// Whether every year's fleet meets the contract.
     pub fn meets_slo(&self) -> bool {
-        self.capacity.iter().all(|c| c.stop.meets_slo())
+        self.infeasible.is_none() && self.capacity.iter().all(|c| c.stop.meets_slo())
     }
 }
 
@@ -142,38 +151,56 @@ pub fn assemble(
 ) -> RunResults {
     let mut out_tiers = Vec::new();
     let mut notes = Vec::new();
+    let mut same_as_reserved = Vec::new();
     for (input, capacity) in tiers {
         let tier = &scenario.tiers[input.index];
         let fleet: Vec<_> = capacity.iter().map(|c| c.fleet.clone()).collect();
         let energy = tier.energy_override.as_ref().map(|c| c.value);
-        let options = tier
-            .options
+        let infeasible = capacity
             .iter()
-            .map(|&o| cost::option_cost(o, &tier.profile, &fleet, &scenario.costs, energy))
-            .collect();
-        for c in &capacity {
-            match c.stop {
-                capacity::StopReason::UnderProvisioned => notes.push(format!(
-                    "{}: the fixed fleet of {} units cannot carry the year-{} peak of {:.0} req/s",
-                    tier.name, c.units, c.year, c.peak_rps
-                )),
-                capacity::StopReason::Infeasible => notes.push(format!(
-                    "{}: a lone request takes longer than the SLO bound; no fleet size meets {}",
+            .find(|c| c.stop == capacity::StopReason::Infeasible)
+            .map(|c| c.detail.clone().unwrap_or_default());
+        // A tier no fleet size can serve within the contract is not costed: the utilization
+        // bound it would take says nothing a planner can buy.
+        let mut options: Vec<OptionCost> = if infeasible.is_some() {
+            vec![]
+        } else {
+            tier.options
+                .iter()
+                .map(|&o| cost::option_cost(o, &tier.profile, &fleet, &scenario.costs, energy))
+                .collect()
+        };
+        drop_hybrids_equal_to_reservations(&tier.name, &mut options, &mut same_as_reserved);
+        if let Some(why) = &infeasible {
+            notes.push(format!(
+                "{}: no fleet size meets {}: {why}",
+                tier.name,
+                scenario.slo.label()
+            ));
+        }
+        for reason in [
+            capacity::StopReason::UnderProvisioned,
+            capacity::StopReason::CapacityCap,
+            capacity::StopReason::Unstable,
+        ] {
+            let years: Vec<&CapacityYear> = capacity.iter().filter(|c| c.stop == reason).collect();
+            if let Some(first) = years.first() {
+                let which: Vec<String> = years.iter().map(|c| c.year.to_string()).collect();
+                let what = match reason {
+                    capacity::StopReason::UnderProvisioned => {
+                        "the fixed fleet does not meet the contract"
+                    }
+                    capacity::StopReason::CapacityCap => {
+                        "the search reached simulation.max_units without meeting the contract"
+                    }
+                    _ => "the largest fleet tried could not keep up with the traffic",
+                };
+                notes.push(format!(
+                    "{}: year {}: {what} ({})",
                     tier.name,
-                    scenario.slo.label()
-                )),
-                capacity::StopReason::CapacityCap => notes.push(format!(
-                    "{}: year {} did not meet {} within simulation.max_units = {}",
-                    tier.name,
-                    c.year,
-                    scenario.slo.label(),
-                    scenario.simulation.max_units
-                )),
-                capacity::StopReason::Unstable => notes.push(format!(
-                    "{}: year {}: the largest fleet tried could not keep up with the traffic",
-                    tier.name, c.year
-                )),
-                _ => {}
+                    which.join(", "),
+                    first.detail.clone().unwrap_or_default()
+                ));
             }
         }
         let design_day_units = capacity
@@ -193,6 +220,7 @@ pub fn assemble(
             unit_throughput_rps: input.unit_throughput_rps,
             capacity,
             options,
+            infeasible,
             latency_curve: input.latency_curve,
             latency_cdf: input.latency_cdf,
             design_day_units,
@@ -216,6 +244,12 @@ pub fn assemble(
     let break_even = break_even_table(scenario, &out_tiers);
     let recommendation = recommend(scenario, &out_tiers);
     let references = compare_references(scenario, &out_tiers, &break_even);
+    if !same_as_reserved.is_empty() {
+        notes.push(format!(
+            "shown as their reservation, because their best reserved base is the whole fleet every year: {}",
+            same_as_reserved.join(", ")
+        ));
+    }
     notes.extend(scenario.traffic.notes().iter().cloned());
     let estimates: Vec<String> = scenario
         .input_records()
@@ -225,9 +259,8 @@ pub fn assemble(
         .collect();
     if !estimates.is_empty() {
         notes.push(format!(
-            "{} inputs are estimates, not sourced facts (marked in the assumptions): {}",
-            estimates.len(),
-            estimates.join(", ")
+            "{} inputs are estimates, not sourced facts; the assumptions in report.pdf and results.json (basis \"estimate\") mark each one",
+            estimates.len()
         ));
     }
     RunResults {
@@ -244,6 +277,10 @@ pub fn assemble(
             precision: scenario.workload.precision().label().into(),
             traffic: scenario.traffic.description(),
             slo: scenario.slo.label(),
+            slo_percentile: scenario.slo.percentile,
+            slo_latency_s: scenario.slo.latency_s,
+            slo_ttft_s: scenario.slo.ttft_s,
+            slo_tpot_s: scenario.slo.tpot_s,
             capacity_method: capacity_method.into(),
         },
         tiers: out_tiers,
@@ -257,6 +294,41 @@ pub fn assemble(
         inputs: scenario.input_records(),
         notes,
     }
+}
+
+/// A hybrid whose best reserved base turns out to be the whole fleet costs what the reservation
+/// of the same term costs: it is the same plan, so it is shown once. `dropped` collects
+/// "tier option" for the note that says so.
+fn drop_hybrids_equal_to_reservations(
+    tier: &str,
+    options: &mut Vec<OptionCost>,
+    dropped: &mut Vec<String>,
+) {
+    let same = |a: &OptionCost, b: &OptionCost| {
+        a.yearly.len() == b.yearly.len()
+            && a.committed_beyond_horizon_usd == b.committed_beyond_horizon_usd
+            && a.yearly
+                .iter()
+                .zip(&b.yearly)
+                .all(|(x, y)| (x.total_usd - y.total_usd).abs() < 0.5)
+    };
+    let twin_of = |o: DeploymentOption| match o {
+        DeploymentOption::Hybrid1y => Some(DeploymentOption::Reserved1y),
+        DeploymentOption::Hybrid3y => Some(DeploymentOption::Reserved3y),
+        _ => None,
+    };
+    let duplicates: Vec<(DeploymentOption, DeploymentOption)> = options
+        .iter()
+        .filter_map(|h| {
+            let twin = twin_of(h.option)?;
+            let r = options.iter().find(|x| x.option == twin)?;
+            same(h, r).then_some((h.option, twin))
+        })
+        .collect();
+    for (h, _) in &duplicates {
+        dropped.push(format!("{tier} {h}"));
+    }
+    options.retain(|o| !duplicates.iter().any(|(h, _)| *h == o.option));
 }
 
 /// What the capacity stage hands over besides the per-year plan.

@@ -21,25 +21,36 @@ use crate::workload::{self, ClassicModel, GenerativeModel, TokenCount, Workload}
 pub use file::DispatchPolicy;
 use file::{CostsFile, ScenarioFile, SimulationFile, TierFile, WorkloadFile};
 
-/// The latency contract.
+/// The latency contract: one percentile, with a bound on end-to-end latency and, for
+/// generative models, on time to first token and time per output token. At least one bound.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Slo {
     /// Percentile in (0, 100).
     pub percentile: f64,
-    /// Bound on that percentile \[s\].
-    pub latency_s: f64,
+    /// Bound on that percentile of end-to-end latency \[s\].
+    pub latency_s: Option<f64>,
+    /// Bound on that percentile of time to first token \[s\].
+    pub ttft_s: Option<f64>,
+    /// Bound on that percentile of time per output token \[s\].
+    pub tpot_s: Option<f64>,
     /// Highest planned fleet utilization (headroom).
     pub max_utilization: Cited,
 }
 
 impl Slo {
-    /// "p99 ≤ 200 ms".
+    /// "p99 ≤ 200 ms", or "p99 TTFT ≤ 2000 ms, TPOT ≤ 100 ms".
     pub fn label(&self) -> String {
-        format!(
-            "p{} ≤ {} ms",
-            trim_float(self.percentile),
-            trim_float(self.latency_s * 1e3)
-        )
+        let mut parts = Vec::new();
+        for (name, v) in [
+            ("", self.latency_s),
+            ("TTFT ", self.ttft_s),
+            ("TPOT ", self.tpot_s),
+        ] {
+            if let Some(v) = v {
+                parts.push(format!("{name}≤ {} ms", trim_float(v * 1e3)));
+            }
+        }
+        format!("p{} {}", trim_float(self.percentile), parts.join(", "))
     }
 }
 
@@ -402,7 +413,7 @@ fn validate(src: &SourceFile, f: ScenarioFile) -> Result<Scenario, InputError> {
     };
     let workload = validate_workload(src, &f.workload)?;
     let traffic = crate::traffic::file::validate(src, &f.traffic, &base)?;
-    let slo = validate_slo(src, &f.slo)?;
+    let slo = validate_slo(src, &f.slo, matches!(workload, Workload::Generative { .. }))?;
 
     let mut search = ProfileSearch::default();
     if let Some(dir) = &f.profiles_dir {
@@ -750,7 +761,7 @@ fn generative(
     })
 }
 
-fn validate_slo(src: &SourceFile, s: &file::SloFile) -> Result<Slo, InputError> {
+fn validate_slo(src: &SourceFile, s: &file::SloFile, generative: bool) -> Result<Slo, InputError> {
     let p = *s.percentile.get_ref();
     if !(p.is_finite() && p > 0.0 && p < 100.0) {
         return Err(src
@@ -761,11 +772,34 @@ fn validate_slo(src: &SourceFile, s: &file::SloFile) -> Result<Slo, InputError> 
             )
             .with_help("valid: a percentile strictly between 0 and 100, e.g. 99 for p99 or 99.9"));
     }
-    let latency_ms = NumberCheck {
-        source: src,
-        field: "slo.latency_ms",
+    let bound = |v: &Option<Spanned<f64>>, field: &str| -> Result<Option<f64>, InputError> {
+        v.as_ref()
+            .map(|v| {
+                NumberCheck { source: src, field }
+                    .positive(v, "milliseconds > 0")
+                    .map(|ms| ms * 1e-3)
+            })
+            .transpose()
+    };
+    let latency_s = bound(&s.latency_ms, "slo.latency_ms")?;
+    let ttft_s = bound(&s.ttft_ms, "slo.ttft_ms")?;
+    let tpot_s = bound(&s.tpot_ms, "slo.tpot_ms")?;
+    if latency_s.is_none() && ttft_s.is_none() && tpot_s.is_none() {
+        return Err(src
+            .error(&s.percentile, "slo", "the contract has no bound")
+            .with_help(
+                "give latency_ms (end-to-end), or for generative models ttft_ms and/or tpot_ms",
+            ));
     }
-    .positive(&s.latency_ms, "milliseconds > 0")?;
+    if !generative {
+        for (v, field) in [(&s.ttft_ms, "slo.ttft_ms"), (&s.tpot_ms, "slo.tpot_ms")] {
+            if let Some(v) = v {
+                return Err(src
+                    .error(v, field, "token timings apply only to generative models")
+                    .with_help("use latency_ms for a classic model"));
+            }
+        }
+    }
     let max_utilization = match &s.max_utilization {
         Some(u) => {
             let x = NumberCheck {
@@ -795,7 +829,9 @@ fn validate_slo(src: &SourceFile, s: &file::SloFile) -> Result<Slo, InputError> 
     };
     Ok(Slo {
         percentile: p,
-        latency_s: latency_ms * 1e-3,
+        latency_s,
+        ttft_s,
+        tpot_s,
         max_utilization,
     })
 }

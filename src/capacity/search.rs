@@ -86,17 +86,34 @@ pub struct TierContext<'a> {
 #[derive(Debug, Clone)]
 pub struct Evaluation {
     pub units: u32,
-    /// The SLO percentile of end-to-end latency and its 95 % confidence half-width [s].
+    /// The SLO percentile of end-to-end latency and its 95 % confidence half-width \[s\].
     pub slo_s: f64,
     pub slo_ci95_s: Option<f64>,
-    /// The same percentile of service time alone (no queueing) [s].
+    /// The same percentile of service time alone (no queueing) \[s\].
     pub service_slo_s: f64,
+    /// The same percentile of time to first token and time per output token \[s\].
+    pub ttft_s: Option<f64>,
+    pub tpot_s: Option<f64>,
     pub report: SimReport,
 }
 
 impl Evaluation {
-    fn meets(&self, bound_s: f64) -> bool {
-        !self.report.unstable && self.slo_s <= bound_s && self.report.counts.completed > 0
+    /// Every bound of the contract holds, the fleet kept up, and requests were measured.
+    fn meets(&self, slo: &crate::scenario::Slo) -> bool {
+        let within = |v: Option<f64>, bound: Option<f64>| match bound {
+            Some(b) => v.is_some_and(|v| v <= b),
+            None => true,
+        };
+        !self.report.unstable
+            && self.report.counts.completed > 0
+            && within(Some(self.slo_s), slo.latency_s)
+            && within(self.ttft_s, slo.ttft_s)
+            && within(self.tpot_s, slo.tpot_s)
+    }
+
+    /// Queueing is not what fails: the service time alone breaks the end-to-end bound.
+    fn service_breaks(&self, slo: &crate::scenario::Slo) -> bool {
+        !self.report.unstable && slo.latency_s.is_some_and(|b| self.service_slo_s > b)
     }
 }
 
@@ -197,13 +214,16 @@ pub fn evaluate(ctx: &TierContext<'_>, year: u32, units: u32) -> Result<Evaluati
         quantiles: vec![s.slo.percentile / 100.0],
     };
     let report = sim::simulate(&fleet, &run, |rep| design_arrivals(s, year, seed, rep))?;
-    let slo = report.latency.extra.first().map(|(_, e)| *e);
-    let service = report.service.extra.first().map(|(_, e)| *e);
+    let at = |l: &sim::LatencyStats| l.extra.first().map(|(_, e)| *e);
+    let slo = at(&report.latency);
+    let service = at(&report.service);
     Ok(Evaluation {
         units: fleet.units,
         slo_s: slo.map_or(f64::INFINITY, |e| e.value_s),
         slo_ci95_s: slo.and_then(|e| e.ci95_half_width_s),
         service_slo_s: service.map_or(f64::INFINITY, |e| e.value_s),
+        ttft_s: report.ttft.as_ref().and_then(at).map(|e| e.value_s),
+        tpot_s: report.tpot.as_ref().and_then(at).map(|e| e.value_s),
         report,
     })
 }
@@ -214,7 +234,7 @@ pub fn search_year(
     year: u32,
     lower_bound: u32,
 ) -> Result<(StopReason, Evaluation), SimError> {
-    let bound = ctx.scenario.slo.latency_s;
+    let slo = &ctx.scenario.slo;
     let cap = ctx.scenario.simulation.max_units.max(lower_bound);
     let mut n = lower_bound.max(1);
     let mut failed_below: Option<u32> = None;
@@ -222,12 +242,11 @@ pub fn search_year(
     // Grow until the SLO is met.
     loop {
         let e = evaluate(ctx, year, n)?;
-        if e.meets(bound) {
+        if e.meets(slo) {
             best = e;
             break;
         }
-        // Queueing is not what fails: the requests themselves take too long.
-        if !e.report.unstable && e.service_slo_s > bound {
+        if e.service_breaks(slo) {
             return Ok((StopReason::Infeasible, e));
         }
         if n >= cap {
@@ -247,7 +266,7 @@ pub fn search_year(
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
             let e = evaluate(ctx, year, mid)?;
-            if e.meets(bound) {
+            if e.meets(slo) {
                 hi = mid;
                 best = e;
             } else {
@@ -416,7 +435,7 @@ pub fn plan_all(
 }
 
 /// Plan one tier-year: search (or evaluate a fixed fleet), then derive the yearly fleet figures
-/// the cost model needs.
+/// the cost model needs. A tier that cannot meet the contract at any size is not simulated.
 fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError> {
     let s = ctx.scenario;
     let max_u = s.slo.max_utilization.value;
@@ -425,10 +444,31 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
         .design_window(year, s.simulation.window_s)
         .mean_rps;
     let analytic = units_for(design, ctx.unit_throughput_rps, max_u).max(1);
+    let mean = s.traffic.mean_rps(year);
+    let infeasible = super::infeasibility(s, &ctx.plan);
+    if let (Some(why), None) = (&infeasible, ctx.tier.fixed_units) {
+        return Ok(CapacityYear {
+            year,
+            peak_rps: s.traffic.peak_rps(year),
+            mean_rps: mean,
+            units: analytic,
+            analytic_units: analytic,
+            stop: StopReason::Infeasible,
+            detail: Some(why.clone()),
+            latency: None,
+            fleet: FleetYear {
+                year,
+                units: analytic,
+                utilization: 0.0,
+                hourly_units: vec![],
+                requests: s.traffic.requests_per_year(year),
+            },
+        });
+    }
     let (stop, eval) = match ctx.tier.fixed_units {
         Some(n) => {
             let e = evaluate(ctx, year, n)?;
-            let stop = if e.meets(s.slo.latency_s) {
+            let stop = if e.meets(&s.slo) {
                 StopReason::Fixed
             } else {
                 StopReason::UnderProvisioned
@@ -439,9 +479,31 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
     };
     let units = eval.units;
     let r = &eval.report;
+    let detail = match stop {
+        StopReason::Met | StopReason::Fixed => None,
+        StopReason::Infeasible => Some(format!(
+            "the p{} of service time alone is {:.0} ms at {units} units, above the bound",
+            s.slo.percentile,
+            eval.service_slo_s * 1e3
+        )),
+        StopReason::UnderProvisioned => Some(format!(
+            "{units} units give p{} = {:.0} ms{}",
+            s.slo.percentile,
+            eval.slo_s * 1e3,
+            if r.unstable {
+                " and cannot keep up with the traffic"
+            } else {
+                ""
+            }
+        )),
+        StopReason::CapacityCap | StopReason::Unstable => Some(format!(
+            "{units} units (simulation.max_units) give p{} = {:.0} ms",
+            s.slo.percentile,
+            eval.slo_s * 1e3
+        )),
+    };
     // Yearly mean utilization: the simulated busy fraction at the design rate, scaled to the
     // year's mean rate.
-    let mean = s.traffic.mean_rps(year);
     let utilization = if design > 0.0 {
         (r.utilization.mean_utilization * mean / design).clamp(0.0, 1.0)
     } else {
@@ -458,8 +520,6 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
             ctx.tier.autoscale_interval_h as usize,
         )
     };
-    let ttft = r.ttft.as_ref().map(|t| t.p99.value_s);
-    let tpot = r.tpot.as_ref().map(|t| t.p50.value_s);
     Ok(CapacityYear {
         year,
         peak_rps: s.traffic.peak_rps(year),
@@ -467,6 +527,7 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
         units,
         analytic_units: analytic,
         stop,
+        detail,
         latency: Some(LatencyAtPlan {
             p50_s: r.latency.p50.value_s,
             p95_s: r.latency.p95.value_s,
@@ -474,8 +535,8 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
             slo_percentile_s: eval.slo_s,
             slo_ci95_s: eval.slo_ci95_s,
             utilization: r.utilization.mean_utilization,
-            ttft_p99_s: ttft,
-            tpot_p50_s: tpot,
+            ttft_s: eval.ttft_s,
+            tpot_s: eval.tpot_s,
             little_relative_error: r.little.relative_error,
             cdf: r
                 .latency_cdf

@@ -270,7 +270,10 @@ impl<'a> Context<'a> {
                 "{} · tco-sim {}",
                 results.scenario.name, results.tool_version
             ),
-            slo: parse_slo(&results.scenario.slo),
+            slo: results
+                .scenario
+                .slo_latency_s
+                .map(|bound| (results.scenario.slo_percentile, bound)),
         }
     }
 
@@ -297,16 +300,6 @@ impl<'a> Context<'a> {
     }
 }
 
-/// "p99 ≤ 200 ms" → (99, 0.2). `None` when the label has another form.
-pub fn parse_slo(label: &str) -> Option<(f64, f64)> {
-    let rest = label.trim().strip_prefix('p')?;
-    let (p, bound) = rest.split_once('≤')?;
-    let bound = bound.trim().strip_suffix("ms")?.trim();
-    let p: f64 = p.trim().parse().ok()?;
-    let ms: f64 = bound.parse().ok()?;
-    (p > 0.0 && p < 100.0 && ms > 0.0).then_some((p, ms / 1e3))
-}
-
 /// "p99" for 99, "p99.9" for 99.9.
 pub(crate) fn percentile_label(p: f64) -> String {
     if (p - p.round()).abs() < 1e-9 {
@@ -329,10 +322,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_the_slo_label() {
-        assert_eq!(parse_slo("p99 ≤ 200 ms"), Some((99.0, 0.2)));
-        assert_eq!(parse_slo("p99.9 ≤ 20000 ms"), Some((99.9, 20.0)));
-        assert_eq!(parse_slo("whatever"), None);
+    fn percentile_labels() {
         assert_eq!(percentile_label(99.0), "p99");
         assert_eq!(percentile_label(99.9), "p99.9");
     }

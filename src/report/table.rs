@@ -3,6 +3,7 @@
 
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 
+use crate::capacity::StopReason;
 use crate::cost::ExactBreakEven;
 use crate::results::{RunResults, usd, usd_cents};
 
@@ -42,7 +43,9 @@ pub fn exact_label(e: &ExactBreakEven) -> String {
 /// Milliseconds with sensible precision.
 pub fn ms(s: f64) -> String {
     let m = s * 1e3;
-    if m >= 100.0 {
+    if m >= 10_000.0 {
+        format!("{:.1} s", s)
+    } else if m >= 100.0 {
         format!("{m:.0} ms")
     } else if m >= 10.0 {
         format!("{m:.1} ms")
@@ -55,81 +58,11 @@ pub fn ms(s: f64) -> String {
 pub fn render(r: &RunResults) -> String {
     let s = &r.scenario;
     let mut out = format!(
-        "{}\n  workload: {} ({}) · traffic: {} · SLO: {} · horizon: {} years · capacity: {}\n\n",
+        "{}\n  workload: {} ({}) · traffic: {} · SLO: {} · horizon: {} years\n  fleet sizing: {}\n",
         s.name, s.workload, s.precision, s.traffic, s.slo, s.horizon_years, s.capacity_method
     );
-    let years = s.horizon_years;
-    let mut t = table();
-    let simulated = r
-        .tiers
-        .iter()
-        .any(|t| t.capacity.iter().any(|c| c.latency.is_some()));
-    let mut header = vec![
-        "tier".to_string(),
-        "option".into(),
-        format!("units y1..y{years}"),
-        "lower bound".into(),
-    ];
-    if simulated {
-        header.push(format!("p99 y{years}"));
-    }
-    let residual = r
-        .tiers
-        .iter()
-        .flat_map(|t| &t.options)
-        .any(|o| o.residual_value_usd > 0.0);
-    header.push(format!("{years}-yr total"));
-    if residual {
-        header.push(format!("residual y{years}"));
-    }
-    header.extend(["NPV".into(), "$ / M req".into(), "meets SLO".into()]);
-    t.set_header(header);
-    for tier in &r.tiers {
-        let units: Vec<String> = tier.capacity.iter().map(|c| c.units.to_string()).collect();
-        let bound: Vec<String> = tier
-            .capacity
-            .iter()
-            .map(|c| c.analytic_units.to_string())
-            .collect();
-        for o in &tier.options {
-            let mut row = vec![
-                tier.name.clone(),
-                o.option.label().to_string(),
-                units.join(" "),
-                bound.join(" "),
-            ];
-            if simulated {
-                row.push(
-                    tier.capacity
-                        .last()
-                        .and_then(|c| c.latency.as_ref())
-                        .map_or("–".into(), |l| ms(l.p99_s)),
-                );
-            }
-            row.push(usd(o.total_usd));
-            if residual {
-                row.push(if o.residual_value_usd > 0.0 {
-                    usd(o.residual_value_usd)
-                } else {
-                    "–".into()
-                });
-            }
-            row.extend([
-                usd(o.npv_usd),
-                o.cost_per_million_usd.map_or("–".into(), usd_cents),
-                if tier.meets_slo() {
-                    "yes".into()
-                } else {
-                    "no".into()
-                },
-            ]);
-            t.add_row(row);
-        }
-    }
-    right_align(&mut t, 2);
-    out.push_str(&t.to_string());
-    out.push('\n');
-
+    out.push_str(&capacity_table(r));
+    out.push_str(&cost_table(r));
     if !r.break_even.is_empty() {
         let mut b = table();
         b.set_header(vec![
@@ -193,4 +126,163 @@ pub fn render(r: &RunResults) -> String {
         out.push_str(&format!("note: {n}\n"));
     }
     out
+}
+
+/// Units per tier and year with the latency of the planned fleet and why the search stopped.
+fn capacity_table(r: &RunResults) -> String {
+    let simulated = r
+        .tiers
+        .iter()
+        .any(|t| t.capacity.iter().any(|c| c.latency.is_some()));
+    let tokens = r
+        .tiers
+        .iter()
+        .flat_map(|t| &t.capacity)
+        .any(|c| c.latency.as_ref().is_some_and(|l| l.ttft_s.is_some()));
+    let pct = format!("p{}", trim(r.scenario.slo_percentile));
+    let mut t = table();
+    let mut header = vec!["tier", "year", "units", "lower bound"];
+    let latency_headers = [
+        "p50".to_string(),
+        "p95".into(),
+        "p99".into(),
+        format!("{pct} (±95 % CI)"),
+        format!("TTFT {pct}"),
+        format!("TPOT {pct}"),
+    ];
+    if simulated {
+        header.extend(latency_headers[..4].iter().map(String::as_str));
+        if tokens {
+            header.extend(latency_headers[4..].iter().map(String::as_str));
+        }
+        header.push("busy");
+    }
+    header.push("search");
+    t.set_header(header);
+    for tier in &r.tiers {
+        for c in &tier.capacity {
+            let mut row = vec![
+                tier.name.clone(),
+                c.year.to_string(),
+                if tier.infeasible.is_some() {
+                    "–".into()
+                } else {
+                    c.units.to_string()
+                },
+                c.analytic_units.to_string(),
+            ];
+            if simulated {
+                match &c.latency {
+                    Some(l) => {
+                        row.extend([ms(l.p50_s), ms(l.p95_s), ms(l.p99_s)]);
+                        row.push(match l.slo_ci95_s {
+                            Some(h) => format!("{} ± {}", ms(l.slo_percentile_s), ms(h)),
+                            None => ms(l.slo_percentile_s),
+                        });
+                        if tokens {
+                            row.push(l.ttft_s.map_or("–".into(), ms));
+                            row.push(l.tpot_s.map_or("–".into(), ms));
+                        }
+                        row.push(format!("{:.0} %", l.utilization * 100.0));
+                    }
+                    None => {
+                        let n = 5 + if tokens { 2 } else { 0 };
+                        row.extend(std::iter::repeat_n("–".to_string(), n));
+                    }
+                }
+            }
+            row.push(stop_label(c.stop).into());
+            t.add_row(row);
+        }
+    }
+    right_align(&mut t, 1);
+    format!(
+        "\nFleet per year{}:\n{t}\n",
+        if simulated {
+            ", with the latency of the planned fleet on the design traffic"
+        } else {
+            ""
+        }
+    )
+}
+
+fn stop_label(s: StopReason) -> &'static str {
+    match s {
+        StopReason::Met => "met",
+        StopReason::Fixed => "fixed fleet",
+        StopReason::UnderProvisioned => "fixed fleet too small",
+        StopReason::Infeasible => "infeasible",
+        StopReason::CapacityCap => "hit max_units",
+        StopReason::Unstable => "unstable",
+    }
+}
+
+/// Five-year cost of every tier × option.
+fn cost_table(r: &RunResults) -> String {
+    let years = r.scenario.horizon_years;
+    let residual = r
+        .tiers
+        .iter()
+        .flat_map(|t| &t.options)
+        .any(|o| o.residual_value_usd > 0.0);
+    let mut t = table();
+    let mut header = vec![
+        "tier".to_string(),
+        "option".into(),
+        format!("{years}-yr total"),
+    ];
+    if residual {
+        header.push(format!("residual y{years}"));
+    }
+    header.extend(["NPV".into(), "$ / M req".into(), "meets SLO".into()]);
+    t.set_header(header);
+    let best = r.recommendation.as_ref().map(|x| &x.best);
+    for tier in &r.tiers {
+        if let Some(why) = &tier.infeasible {
+            let mut row = vec![tier.name.clone(), "–".into(), "not costed".into()];
+            if residual {
+                row.push("–".into());
+            }
+            row.extend(["–".into(), "–".into(), format!("no: {}", short(why))]);
+            t.add_row(row);
+            continue;
+        }
+        for o in &tier.options {
+            let chosen = best.is_some_and(|b| b.tier == tier.name && b.option == o.option);
+            let mut row = vec![
+                tier.name.clone(),
+                format!("{}{}", o.option.label(), if chosen { " ◀" } else { "" }),
+                usd(o.total_usd),
+            ];
+            if residual {
+                row.push(if o.residual_value_usd > 0.0 {
+                    usd(o.residual_value_usd)
+                } else {
+                    "–".into()
+                });
+            }
+            row.extend([
+                usd(o.npv_usd),
+                o.cost_per_million_usd.map_or("–".into(), usd_cents),
+                if tier.meets_slo() {
+                    "yes".into()
+                } else {
+                    "no".into()
+                },
+            ]);
+            t.add_row(row);
+        }
+    }
+    right_align(&mut t, 2);
+    format!("\nCost over {years} years (◀ recommended):\n{t}\n")
+}
+
+/// The first clause of a reason, for a table cell.
+fn short(s: &str) -> String {
+    s.split(',').next().unwrap_or(s).to_string()
+}
+
+fn trim(x: f64) -> String {
+    let s = format!("{x:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }

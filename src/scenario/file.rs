@@ -107,7 +107,14 @@ pub struct SloFile {
     /// Latency percentile the contract is written on, in (0, 100): 99 for p99.
     pub percentile: Spanned<f64>,
     /// Bound on that percentile of end-to-end latency \[ms\].
-    pub latency_ms: Spanned<f64>,
+    #[serde(default)]
+    pub latency_ms: Option<Spanned<f64>>,
+    /// Generative models: bound on that percentile of time to first token \[ms\].
+    #[serde(default)]
+    pub ttft_ms: Option<Spanned<f64>>,
+    /// Generative models: bound on that percentile of time per output token after the first \[ms\].
+    #[serde(default)]
+    pub tpot_ms: Option<Spanned<f64>>,
     /// Highest planned utilization of a fleet (headroom), in (0, 1].
     #[serde(default)]
     pub max_utilization: Option<Spanned<f64>>,

@@ -91,6 +91,10 @@ pub fn with_latency(mut r: RunResults) -> RunResults {
                 slo_percentile_s: 0.063,
                 slo_ci95_s: Some(0.002),
                 utilization: 0.6,
+                ttft_s: None,
+                tpot_s: None,
+                little_relative_error: 1e-4,
+                cdf: vec![],
             });
         }
     }
@@ -109,6 +113,10 @@ fn summary(name: &str, years: u32) -> ScenarioSummary {
         precision: "int8".into(),
         traffic: "peak 1 req/s".into(),
         slo: "p99 ≤ 200 ms".into(),
+        slo_percentile: 99.0,
+        slo_latency_s: Some(0.2),
+        slo_ttft_s: None,
+        slo_tpot_s: None,
         capacity_method: "analytic (utilization bound)".into(),
     }
 }
@@ -121,6 +129,7 @@ fn year(y: u32) -> CapacityYear {
         units: 1,
         analytic_units: 1,
         stop: StopReason::Met,
+        detail: None,
         latency: None,
         fleet: FleetYear {
             year: y,
@@ -168,6 +177,7 @@ pub fn degenerate() -> RunResults {
                 unit_throughput_rps: 0.0,
                 capacity: vec![year(1)],
                 options: vec![zero_option(DeploymentOption::OnPrem, 1)],
+                infeasible: None,
                 latency_curve: vec![],
                 latency_cdf: vec![],
                 design_day_units: vec![],
@@ -180,6 +190,9 @@ pub fn degenerate() -> RunResults {
                 unit_throughput_rps: 10.0,
                 capacity: vec![year(1)],
                 options: vec![],
+                infeasible: Some(
+                    "a request alone takes 300 ms, above the p99 bound of 200 ms".into(),
+                ),
                 latency_curve: vec![],
                 latency_cdf: vec![],
                 design_day_units: vec![],
