@@ -343,3 +343,15 @@ fn completions_and_usage() {
         .code(2)
         .stderr(predicate::str::contains("no scenario file given"));
 }
+
+#[test]
+fn every_shipped_scenario_validates() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo("scenarios"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 6, "{files:?}");
+    tco().arg("validate").args(&files).assert().success();
+}

@@ -235,8 +235,9 @@ pub fn search_year(
     lower_bound: u32,
 ) -> Result<(StopReason, Evaluation), SimError> {
     let slo = &ctx.scenario.slo;
-    let cap = ctx.scenario.simulation.max_units.max(lower_bound);
-    let mut n = lower_bound.max(1);
+    // The cap is the scenario's: a bound above it is reported, not silently exceeded.
+    let cap = ctx.scenario.simulation.max_units.max(1);
+    let mut n = lower_bound.clamp(1, cap);
     let mut failed_below: Option<u32> = None;
     let mut best: Evaluation;
     // Grow until the SLO is met.
