@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use comfy_table::{ContentArrangement, Table, presets};
 
-use crate::cli::{Cli, Command, Format, GlobalArgs, ReportFormat, RunArgs};
+use crate::cli::{Cli, Command, Format, GlobalArgs, ReportFormat, RunArgs, SimulateArgs};
 use crate::hardware::{self, DeploymentOption, Precision, Profile, ProfileSearch};
 use crate::input::{InputError, SourceFile};
 use crate::report;
@@ -30,6 +30,7 @@ pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
         None => run_scenario(&cli.run, &global),
         Some(Command::Run(args)) => run_scenario(&args, &global),
+        Some(Command::Simulate(args)) => simulate(&args, &global),
         Some(Command::Validate { files }) => validate(&files, &global),
         Some(Command::Profiles { name, dir }) => profiles(name.as_deref(), dir, &global),
         Some(Command::Init { path, force }) => init(&path, force, &global),
@@ -234,6 +235,178 @@ pub fn write_reports(
         put("report.pdf", &pdf)?;
     }
     Ok(written)
+}
+
+/// One row of `tco-sim simulate`: a tier at a fleet size on one year's design traffic.
+#[derive(serde::Serialize)]
+struct SimulateRow {
+    tier: String,
+    units: u32,
+    year: u32,
+    design_rps: f64,
+    meets_slo: bool,
+    report: crate::sim::SimReport,
+}
+
+fn simulate(args: &SimulateArgs, global: &GlobalArgs) -> Result<()> {
+    use crate::capacity::{search, units_for};
+    let mut scenario = load_scenario(&args.scenario, global)?;
+    if let Some(r) = args.replications {
+        scenario.simulation.replications = r.max(1);
+    }
+    if args.year == 0 || args.year > scenario.horizon_years {
+        return Err(
+            InputError::new(format!("--year {} is outside the horizon", args.year))
+                .with_help(format!("valid: 1 to {}", scenario.horizon_years))
+                .into(),
+        );
+    }
+    let s = &scenario;
+    let design = s
+        .traffic
+        .design_window(args.year, s.simulation.window_s)
+        .mean_rps;
+    // Every (tier, size) to simulate, decided before any work so the bar knows its length.
+    let mut jobs: Vec<(usize, u32)> = Vec::new();
+    let mut contexts = Vec::new();
+    let mut skipped = Vec::new();
+    for (i, tier) in s.tiers.iter().enumerate() {
+        let plan = crate::perf::plan(&tier.profile, &s.workload, tier.precision, &tier.batching)?;
+        if let Some(why) = crate::capacity::infeasibility(s, &plan) {
+            skipped.push(format!(
+                "{}: no fleet size meets {}: {why}",
+                tier.name,
+                s.slo.label()
+            ));
+            continue;
+        }
+        let ctx = search::TierContext {
+            scenario: s,
+            tier,
+            tier_index: i,
+            server: search::server_model(&plan),
+            unit_throughput_rps: plan.unit_throughput_rps(&s.workload),
+            plan,
+            replications: s.simulation.replications,
+            dispatch: search::dispatch(s.simulation.dispatch),
+        };
+        let sizes: Vec<u32> = if args.units.is_empty() {
+            let first = units_for(design, ctx.unit_throughput_rps, 1.0).max(1);
+            (first..first + 6).collect()
+        } else {
+            args.units.iter().copied().filter(|&u| u > 0).collect()
+        };
+        jobs.extend(sizes.iter().map(|&u| (contexts.len(), u)));
+        contexts.push(ctx);
+    }
+    let bar = Progress::new(!global.quiet && global.format == Format::Table);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let rows: Vec<SimulateRow> = {
+        use rayon::prelude::*;
+        jobs.par_iter()
+            .map(|&(c, units)| {
+                let ctx = &contexts[c];
+                let e = search::evaluate(ctx, args.year, units)?;
+                bar.tick(
+                    done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
+                    jobs.len(),
+                );
+                Ok(SimulateRow {
+                    tier: ctx.tier.name.clone(),
+                    units,
+                    year: args.year,
+                    design_rps: design,
+                    meets_slo: e.meets(&s.slo),
+                    report: e.report,
+                })
+            })
+            .collect::<Result<_, crate::sim::SimError>>()?
+    };
+    bar.finish();
+    match global.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&rows)?),
+        Format::Table if !global.quiet => {
+            print!("{}", simulate_table(s, args.year, design, &rows));
+            for n in &skipped {
+                println!("note: {n}");
+            }
+        }
+        Format::Table => {}
+    }
+    Ok(())
+}
+
+fn simulate_table(s: &Scenario, year: u32, design: f64, rows: &[SimulateRow]) -> String {
+    use crate::report::table::ms;
+    let pct = format!("p{}", s.slo.percentile);
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    t.set_header(vec![
+        "tier".to_string(),
+        "units".into(),
+        "load".into(),
+        "p50".into(),
+        "p90".into(),
+        "p95".into(),
+        "p99".into(),
+        "p99.9".into(),
+        format!("{pct} ± 95 % CI"),
+        "busy".into(),
+        "mean / max queue".into(),
+        "Little |L−λW|/λW".into(),
+        "dropped".into(),
+        "meets SLO".into(),
+    ]);
+    for r in rows {
+        let l = &r.report.latency;
+        let slo = l.extra.first().map(|(_, e)| *e);
+        let c = &r.report.counts;
+        t.add_row(vec![
+            r.tier.clone(),
+            r.units.to_string(),
+            r.report
+                .offered_load
+                .map_or("–".into(), |x| format!("{:.0} %", x * 100.0)),
+            ms(l.p50.value_s),
+            ms(l.p90.value_s),
+            ms(l.p95.value_s),
+            ms(l.p99.value_s),
+            ms(l.p999.value_s),
+            slo.map_or("–".into(), |e| match e.ci95_half_width_s {
+                Some(h) => format!("{} ± {}", ms(e.value_s), ms(h)),
+                None => ms(e.value_s),
+            }),
+            format!("{:.0} %", r.report.utilization.mean_utilization * 100.0),
+            format!(
+                "{:.1} / {}",
+                r.report.queue.mean_waiting, r.report.queue.max_waiting
+            ),
+            format!("{:.1e}", r.report.little.relative_error),
+            (c.rejected_queue_full + c.rejected_too_large + c.timed_out).to_string(),
+            if r.report.unstable {
+                "no (unstable)".into()
+            } else if r.meets_slo {
+                "yes".into()
+            } else {
+                "no".into()
+            },
+        ]);
+    }
+    for c in t.column_iter_mut().skip(1) {
+        c.set_cell_alignment(comfy_table::CellAlignment::Right);
+    }
+    format!(
+        "{}
+  year {year} design traffic: {design:.1} req/s over {} s ({} s warm-up), {} replications · SLO: {}
+{t}
+",
+        s.name,
+        s.simulation.window_s,
+        s.simulation.warmup_s,
+        s.simulation.replications,
+        s.slo.label()
+    )
 }
 
 /// Is this TOML file a hardware profile (rather than a scenario)?

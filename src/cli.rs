@@ -50,6 +50,8 @@ pub enum Format {
 pub enum Command {
     /// Run a scenario: plan every tier, cost every option, print the summary, write the reports.
     Run(RunArgs),
+    /// Simulate each tier's design traffic over a range of fleet sizes and print the latency table.
+    Simulate(SimulateArgs),
     /// Check scenarios and hardware profiles; write nothing. Exit 0 if all are valid, 2 if not.
     Validate {
         /// Scenario or profile files.
@@ -110,7 +112,8 @@ pub struct SimulateArgs {
     /// Year of the horizon whose design traffic is simulated.
     #[arg(long, default_value_t = 1)]
     pub year: u32,
-    /// Fleet sizes to simulate (default: from the utilization bound up to the planned fleet + 2).
+    /// Fleet sizes to simulate, comma-separated (default: six sizes from the smallest fleet that
+    /// can carry the design traffic at all).
     #[arg(long, value_delimiter = ',')]
     pub units: Vec<u32>,
     /// Replications per fleet size (overrides simulation.replications).

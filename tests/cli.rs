@@ -355,3 +355,40 @@ fn every_shipped_scenario_validates() {
     assert!(files.len() >= 6, "{files:?}");
     tco().arg("validate").args(&files).assert().success();
 }
+
+#[test]
+fn simulate_prints_the_latency_table_per_tier_and_fleet_size() {
+    let case = Case::new(GOOD);
+    tco()
+        .args(["simulate"])
+        .arg(case.path())
+        .args(["--units", "1,2", "--replications", "2", "--year", "2"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("year 2 design traffic"))
+        .stdout(predicate::str::contains("p99 ± 95 % CI"))
+        .stdout(predicate::str::contains("aws-inf2.xlarge"))
+        .stdout(predicate::str::contains("Little"));
+    let out = tco()
+        .args(["simulate", "--format", "json", "--units", "1"])
+        .arg(case.path())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 2, "one row per tier");
+    assert!(
+        rows[0]["report"]["little"]["relative_error"]
+            .as_f64()
+            .unwrap()
+            < 0.01
+    );
+    tco()
+        .args(["simulate", "--year", "9"])
+        .arg(case.path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("outside the horizon"));
+}

@@ -99,7 +99,7 @@ pub struct Evaluation {
 
 impl Evaluation {
     /// Every bound of the contract holds, the fleet kept up, and requests were measured.
-    fn meets(&self, slo: &crate::scenario::Slo) -> bool {
+    pub fn meets(&self, slo: &crate::scenario::Slo) -> bool {
         let within = |v: Option<f64>, bound: Option<f64>| match bound {
             Some(b) => v.is_some_and(|v| v <= b),
             None => true,
