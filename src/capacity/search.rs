@@ -416,7 +416,13 @@ pub fn plan_all(
             .take(scenario.horizon_years as usize)
             .collect::<Result<_, _>>()?;
         let last = plan.last().map_or(1, |c| c.units);
-        let curve = latency_curve(ctx, last);
+        // No curve for a tier no fleet can serve: its fleet size is only the utilization bound.
+        let feasible = plan.iter().all(|c| c.stop != StopReason::Infeasible);
+        let curve = if feasible {
+            latency_curve(ctx, last)
+        } else {
+            vec![]
+        };
         let cdf = plan
             .last()
             .and_then(|c| c.latency.as_ref())
