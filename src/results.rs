@@ -474,10 +474,17 @@ fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation
     });
     let mut it = choices.into_iter();
     let best = it.next()?;
-    // The runner-up is a different plan: a hybrid that settles on the same commitment as the
-    // reservation of the same tier costs the same and is not an alternative.
-    let runner_up =
-        it.find(|c| c.tier != best.tier || (c.npv_net_usd - best.npv_net_usd).abs() >= 1.0);
+    // The runner-up is the best alternative: the cheapest option of another tier, or, with a
+    // single tier, its next option that is a different plan (not a hybrid equal to it).
+    let rest: Vec<Choice> = it.collect();
+    let runner_up = rest
+        .iter()
+        .find(|c| c.tier != best.tier)
+        .or_else(|| {
+            rest.iter()
+                .find(|c| (c.npv_net_usd - best.npv_net_usd).abs() >= 1.0)
+        })
+        .cloned();
     let rate = scenario.costs.discount_rate.value * 100.0;
     let years = scenario.horizon_years;
     let any_residual = tiers
