@@ -195,11 +195,10 @@ fn the_quick_plan_is_small_and_the_default_plan_covers_the_inference_shapes() {
     assert!(full.skinny.iter().all(|&(_, k, n)| k == 8192 && n == 8192));
 }
 
-/// The real `--quick` run: every kernel at its real size. Too slow for a debug build, so it
-/// runs on request: `cargo test --release --test calibrate_profile -- --ignored`.
+/// The real `--quick` run, every kernel at its real size (about 5 s: the test profile compiles
+/// tco-sim optimised), and then a scenario that names the written profile by path runs on it.
 #[test]
-#[ignore = "a real --quick calibration: about 10 s in a release build"]
-fn quick_calibration_of_this_machine_validates() {
+fn quick_calibration_of_this_machine_validates_and_a_scenario_runs_on_it() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("here.toml");
     let args = CalibrateArgs {
@@ -211,4 +210,33 @@ fn quick_calibration_of_this_machine_validates() {
     calibrate::run(&args).unwrap();
     let p = Profile::from_source(&SourceFile::read(&out).unwrap(), Some("here")).unwrap();
     assert!(p.efficiency_compute.value > 0.0);
+    let scenario = dir.path().join("s.toml");
+    std::fs::write(
+        &scenario,
+        r#"name = "on this machine"
+horizon_years = 2
+[workload]
+preset = "resnet-50"
+precision = "fp32"
+[traffic]
+pattern = "constant"
+peak_rps = 20
+[slo]
+percentile = 99
+latency_ms = 2000
+[[tier]]
+name = "this machine"
+profile = "here.toml"
+[simulation]
+window_s = 60
+warmup_s = 5
+replications = 2
+"#,
+    )
+    .unwrap();
+    let s = tco_sim::scenario::Scenario::load(&scenario).unwrap();
+    assert_eq!(s.tiers[0].profile.name, "here");
+    let r = tco_sim::app::plan_simulated(&s, false).unwrap();
+    assert!(r.tiers[0].meets_slo(), "{:?}", r.notes);
+    assert!(r.tiers[0].options[0].total_usd > 0.0);
 }
