@@ -40,6 +40,36 @@ pub fn exact_label(e: &ExactBreakEven) -> String {
     }
 }
 
+/// One row of the break-even table: on-prem tier, cloud tier · option, seed form, exact form.
+pub fn break_even_cells(b: &crate::results::BreakEven) -> Vec<String> {
+    vec![
+        b.on_prem_tier.clone(),
+        format!("{} · {}", b.cloud_tier, b.cloud_option),
+        b.simplified_hours_per_day
+            .map_or("–".into(), |h| format!("{h:.1} h/day")),
+        exact_label(&b.exact),
+    ]
+}
+
+/// One published figure beside this run's, as table cells: label, tier · option, published
+/// total, this run's total, change, published break-even, this run's (seed form; exact).
+pub fn reference_cells(x: &crate::results::ReferenceComparison) -> Vec<String> {
+    vec![
+        x.label.clone(),
+        format!("{} · {}", x.tier, x.option),
+        x.reference_total_usd.map_or("–".into(), usd),
+        usd(x.total_usd),
+        x.total_change
+            .map_or("–".into(), |f| format!("{:+.1} %", f * 100.0)),
+        x.reference_break_even_hours_per_day
+            .map_or("–".into(), |h| format!("{h:.1} h/day")),
+        match (&x.break_even_simplified_hours_per_day, &x.break_even_exact) {
+            (Some(h), Some(e)) => format!("{h:.1} h/day; {}", exact_label(e)),
+            _ => "–".into(),
+        },
+    ]
+}
+
 /// Milliseconds with sensible precision.
 pub fn ms(s: f64) -> String {
     let m = s * 1e3;
@@ -72,13 +102,7 @@ pub fn render(r: &RunResults) -> String {
             "break-even (exact)",
         ]);
         for be in &r.break_even {
-            b.add_row(vec![
-                be.on_prem_tier.clone(),
-                format!("{} {}", be.cloud_tier, be.cloud_option),
-                be.simplified_hours_per_day
-                    .map_or("–".into(), |h| format!("{h:.1} h/day")),
-                exact_label(&be.exact),
-            ]);
+            b.add_row(break_even_cells(be));
         }
         right_align(&mut b, 2);
         out.push_str("\nBreak-even daily use, on-prem against each cloud option:\n");
@@ -94,23 +118,10 @@ pub fn render(r: &RunResults) -> String {
             "this run",
             "change",
             "published break-even",
-            "this run (seed form / exact)",
+            "this run (seed form; exact)",
         ]);
         for x in &r.references {
-            c.add_row(vec![
-                x.label.clone(),
-                format!("{} {}", x.tier, x.option),
-                x.reference_total_usd.map_or("–".into(), usd),
-                usd(x.total_usd),
-                x.total_change
-                    .map_or("–".into(), |f| format!("{:+.1} %", f * 100.0)),
-                x.reference_break_even_hours_per_day
-                    .map_or("–".into(), |h| format!("{h:.1} h/day")),
-                match (&x.break_even_simplified_hours_per_day, &x.break_even_exact) {
-                    (Some(h), Some(e)) => format!("{h:.1} h/day / {}", exact_label(e)),
-                    _ => "–".into(),
-                },
-            ]);
+            c.add_row(reference_cells(x));
         }
         right_align(&mut c, 2);
         out.push_str("\nAgainst published figures:\n");

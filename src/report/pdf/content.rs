@@ -12,7 +12,7 @@ use crate::cite::Basis;
 use crate::report::charts::ChartSet;
 use crate::report::charts::draw::group;
 use crate::report::fonts;
-use crate::report::table::{exact_label, ms};
+use crate::report::table::ms;
 use crate::results::{RunResults, usd, usd_cents};
 
 /// Lay the whole report out.
@@ -425,15 +425,7 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         let rows = r
             .break_even
             .iter()
-            .map(|b| {
-                Row::new(vec![
-                    b.on_prem_tier.clone(),
-                    format!("{} · {}", b.cloud_tier, b.cloud_option),
-                    b.simplified_hours_per_day
-                        .map_or("–".into(), |h| format!("{h:.1} h/day")),
-                    exact_label(&b.exact),
-                ])
-            })
+            .map(|b| Row::new(crate::report::table::break_even_cells(b)))
             .collect();
         l.table(&Table {
             columns: vec![
@@ -461,22 +453,7 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         let rows = r
             .references
             .iter()
-            .map(|x| {
-                Row::new(vec![
-                    x.label.clone(),
-                    format!("{} · {}", x.tier, x.option),
-                    x.reference_total_usd.map_or("–".into(), usd),
-                    usd(x.total_usd),
-                    x.total_change
-                        .map_or("–".into(), |f| format!("{:+.1} %", f * 100.0)),
-                    x.reference_break_even_hours_per_day
-                        .map_or("–".into(), |h| format!("{h:.1} h/day")),
-                    match (&x.break_even_simplified_hours_per_day, &x.break_even_exact) {
-                        (Some(h), Some(e)) => format!("{h:.1} h/day; {}", exact_label(e)),
-                        _ => "–".into(),
-                    },
-                ])
-            })
+            .map(|x| Row::new(crate::report::table::reference_cells(x)))
             .collect();
         l.table(&Table {
             columns: vec![
