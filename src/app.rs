@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::cli::{Cli, Command, Format, GlobalArgs, ReportFormat, RunArgs, SimulateArgs};
-use crate::hardware::{self, DeploymentOption, Precision, Profile, ProfileSearch};
+use crate::hardware::{DeploymentOption, Precision, Profile, ProfileSearch};
 use crate::input::{InputError, SourceFile};
 use crate::report;
 use crate::results::{self, RunResults};
@@ -606,9 +606,4 @@ fn init(path: &Path, force: bool, global: &GlobalArgs) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// Profiles that exist as embedded names (used by tests and `init`).
-pub fn shipped_profiles() -> Vec<&'static str> {
-    hardware::embedded_names()
 }

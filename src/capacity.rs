@@ -144,6 +144,40 @@ pub fn units_for(rate: f64, throughput_per_unit: f64, max_utilization: f64) -> u
     }
 }
 
+/// Units an autoscaled cloud fleet runs each hour: the planned fleet's per-unit rate at the SLO
+/// applied to each hour's traffic (none when `per_unit_rps_at_slo` ≤ 0, as in the analytic
+/// plan), never below the utilization bound or one unit, then held at the busiest hour of each
+/// `interval_h`-hour block (the scale-up granularity).
+pub fn hourly_units(
+    rates: &[f64],
+    per_unit_rps_at_slo: f64,
+    unit_throughput_rps: f64,
+    max_utilization: f64,
+    interval_h: usize,
+) -> Vec<u32> {
+    let per_hour: Vec<u32> = rates
+        .iter()
+        .map(|&r| {
+            let by_slo = if per_unit_rps_at_slo > 0.0 {
+                (r / per_unit_rps_at_slo).ceil() as u32
+            } else {
+                1
+            };
+            by_slo
+                .max(units_for(r, unit_throughput_rps, max_utilization))
+                .max(1)
+        })
+        .collect();
+    let step = interval_h.max(1);
+    per_hour
+        .chunks(step)
+        .flat_map(|c| {
+            let m = c.iter().copied().max().unwrap_or(1);
+            std::iter::repeat_n(m, c.len())
+        })
+        .collect()
+}
+
 /// The analytic plan of a tier for every year.
 pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Vec<CapacityYear> {
     let throughput = plan.unit_throughput_rps(&scenario.workload);
@@ -173,13 +207,14 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Ve
                     } else {
                         StopReason::Met
                     };
-                    // The cloud fleet follows the traffic hour by hour, never below one unit.
-                    let hourly = scenario
-                        .traffic
-                        .hourly_rates(year)
-                        .iter()
-                        .map(|&r| units_for(r, throughput, max_u).max(1))
-                        .collect();
+                    // The cloud fleet follows the traffic hour by hour at the utilization bound.
+                    let hourly = hourly_units(
+                        &scenario.traffic.hourly_rates(year),
+                        0.0,
+                        throughput,
+                        max_u,
+                        tier.autoscale_interval_h as usize,
+                    );
                     (analytic, stop, hourly)
                 }
             };
@@ -218,6 +253,21 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hourly_units_follow_traffic_with_granularity() {
+        // 100 req/s per unit at the SLO; the bound (1,000 req/s per unit at 80 %) never binds.
+        let rates = [50.0, 150.0, 250.0, 90.0, 0.0, 410.0];
+        assert_eq!(
+            hourly_units(&rates, 100.0, 1000.0, 0.8, 1),
+            vec![1, 2, 3, 1, 1, 5]
+        );
+        // Scaling only every 3 hours holds each block at its busiest hour.
+        assert_eq!(
+            hourly_units(&rates, 100.0, 1000.0, 0.8, 3),
+            vec![3, 3, 3, 5, 5, 5]
+        );
+    }
 
     #[test]
     fn utilization_bound() {

@@ -68,12 +68,6 @@ impl InputError {
         self
     }
 
-    /// Attach the field path.
-    pub fn with_field(mut self, field: impl Into<String>) -> Self {
-        self.field = Some(field.into());
-        self
-    }
-
     /// Attach a file name (used when the error arose outside a [`SourceFile`]).
     pub fn in_file(mut self, file: impl Into<String>) -> Self {
         if self.file.is_none() {

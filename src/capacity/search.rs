@@ -16,7 +16,7 @@ use rand::RngExt;
 use rand_distr::{Distribution, LogNormal};
 use rayon::prelude::*;
 
-use super::{CapacityYear, LatencyAtPlan, StopReason, units_for};
+use super::{CapacityYear, LatencyAtPlan, StopReason, hourly_units, units_for};
 use crate::cost::FleetYear;
 use crate::perf::ServicePlan;
 use crate::results::{LoadPoint, TierResultInput};
@@ -333,39 +333,6 @@ pub fn latency_curve(ctx: &TierContext<'_>, units: u32) -> Vec<LoadPoint> {
         .collect()
 }
 
-/// Units an autoscaled cloud fleet runs each hour: the planned fleet's per-unit rate at the SLO
-/// applied to each hour's traffic, never below the utilization bound or one unit, then held at
-/// the busiest hour of each `interval_h`-hour block (the scale-up granularity).
-pub fn hourly_units(
-    rates: &[f64],
-    per_unit_rps_at_slo: f64,
-    unit_throughput_rps: f64,
-    max_utilization: f64,
-    interval_h: usize,
-) -> Vec<u32> {
-    let per_hour: Vec<u32> = rates
-        .iter()
-        .map(|&r| {
-            let by_slo = if per_unit_rps_at_slo > 0.0 {
-                (r / per_unit_rps_at_slo).ceil() as u32
-            } else {
-                1
-            };
-            by_slo
-                .max(units_for(r, unit_throughput_rps, max_utilization))
-                .max(1)
-        })
-        .collect();
-    let step = interval_h.max(1);
-    per_hour
-        .chunks(step)
-        .flat_map(|c| {
-            let m = c.iter().copied().max().unwrap_or(1);
-            std::iter::repeat_n(m, c.len())
-        })
-        .collect()
-}
-
 /// Plan every tier and year by simulation; tier-years run in parallel and the result does not
 /// depend on the number of threads. `tick` is called once per finished tier-year.
 pub fn plan_all(
@@ -559,24 +526,4 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
             requests: s.traffic.requests_per_year(year),
         },
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hourly_units_follow_traffic_with_granularity() {
-        // 100 req/s per unit at the SLO; the bound (1,000 req/s per unit at 80 %) never binds.
-        let rates = [50.0, 150.0, 250.0, 90.0, 0.0, 410.0];
-        assert_eq!(
-            hourly_units(&rates, 100.0, 1000.0, 0.8, 1),
-            vec![1, 2, 3, 1, 1, 5]
-        );
-        // Scaling only every 3 hours holds each block at its busiest hour.
-        assert_eq!(
-            hourly_units(&rates, 100.0, 1000.0, 0.8, 3),
-            vec![3, 3, 3, 5, 5, 5]
-        );
-    }
 }
