@@ -66,7 +66,7 @@ pub struct Tier {
     /// All-in power and cooling per unit-hour, replacing the energy model.
     pub energy_override: Option<Cited>,
     pub batching: Batching,
-    /// How often an autoscaled cloud fleet may change size [hours].
+    /// How often an autoscaled cloud fleet may change size \[hours\].
     pub autoscale_interval_h: u32,
 }
 

@@ -149,7 +149,7 @@ pub struct TierFile {
     pub max_batch: Option<Spanned<i64>>,
     #[serde(default)]
     pub window_ms: Option<Spanned<f64>>,
-    /// How often an autoscaled cloud fleet may change size [hours] (default 1: hour by hour).
+    /// How often an autoscaled cloud fleet may change size \[hours\] (default 1: hour by hour).
     #[serde(default)]
     pub autoscale_interval_hours: Option<Spanned<i64>>,
 }
