@@ -156,9 +156,18 @@ pub fn assemble(
         let tier = &scenario.tiers[input.index];
         let fleet: Vec<_> = capacity.iter().map(|c| c.fleet.clone()).collect();
         let energy = tier.energy_override.as_ref().map(|c| c.value);
+        // A tier with no fleet that meets the contract — infeasible at any size, or not within
+        // simulation.max_units — has no plan to cost.
         let infeasible = capacity
             .iter()
-            .find(|c| c.stop == capacity::StopReason::Infeasible)
+            .find(|c| {
+                matches!(
+                    c.stop,
+                    capacity::StopReason::Infeasible
+                        | capacity::StopReason::CapacityCap
+                        | capacity::StopReason::Unstable
+                )
+            })
             .map(|c| c.detail.clone().unwrap_or_default());
         // A tier no fleet size can serve within the contract is not costed: the utilization
         // bound it would take says nothing a planner can buy.
@@ -173,35 +182,23 @@ pub fn assemble(
         drop_hybrids_equal_to_reservations(&tier.name, &mut options, &mut same_as_reserved);
         if let Some(why) = &infeasible {
             notes.push(format!(
-                "{}: no fleet size meets {}: {why}",
+                "{}: no fleet meets {}: {why}; the tier is not costed",
                 tier.name,
                 scenario.slo.label()
             ));
         }
-        for reason in [
-            capacity::StopReason::UnderProvisioned,
-            capacity::StopReason::CapacityCap,
-            capacity::StopReason::Unstable,
-        ] {
-            let years: Vec<&CapacityYear> = capacity.iter().filter(|c| c.stop == reason).collect();
-            if let Some(first) = years.first() {
-                let which: Vec<String> = years.iter().map(|c| c.year.to_string()).collect();
-                let what = match reason {
-                    capacity::StopReason::UnderProvisioned => {
-                        "the fixed fleet does not meet the contract"
-                    }
-                    capacity::StopReason::CapacityCap => {
-                        "the search reached simulation.max_units without meeting the contract"
-                    }
-                    _ => "the largest fleet tried could not keep up with the traffic",
-                };
-                notes.push(format!(
-                    "{}: year {}: {what} ({})",
-                    tier.name,
-                    which.join(", "),
-                    first.detail.clone().unwrap_or_default()
-                ));
-            }
+        let short: Vec<&CapacityYear> = capacity
+            .iter()
+            .filter(|c| c.stop == capacity::StopReason::UnderProvisioned)
+            .collect();
+        if let Some(first) = short.first() {
+            let which: Vec<String> = short.iter().map(|c| c.year.to_string()).collect();
+            notes.push(format!(
+                "{}: year {}: the fixed fleet does not meet the contract ({})",
+                tier.name,
+                which.join(", "),
+                first.detail.clone().unwrap_or_default()
+            ));
         }
         let design_day_units = capacity
             .last()

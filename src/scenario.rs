@@ -846,9 +846,13 @@ fn validate_tier(
 ) -> Result<Tier, InputError> {
     let field = |k: &str| format!("tier[{i}].{k}");
     let profile = search.load(t.profile.get_ref(), base).map_err(|e| {
-        // A profile file's own errors keep their location; an unknown name points at the tier.
-        if e.file.is_some() {
+        // A profile file's own errors keep their location; an unknown name, or a profile file
+        // that cannot be read, points at the tier that names it.
+        if e.position.is_some() {
             e
+        } else if let Some(file) = &e.file {
+            src.error(&t.profile, field("profile"), format!("profile file {file}: {}", e.message))
+                .with_help("give a shipped profile name (`tco-sim profiles`) or a path relative to this scenario")
         } else {
             let mut located = src.error(&t.profile, field("profile"), e.message.clone());
             located.help = e.help.clone();

@@ -392,3 +392,30 @@ fn simulate_prints_the_latency_table_per_tier_and_fleet_size() {
         .code(2)
         .stderr(predicate::str::contains("outside the horizon"));
 }
+
+#[test]
+fn a_missing_profile_file_points_at_the_tier_that_names_it() {
+    Case::new(&GOOD.replace("profile = \"aws-inf2.xlarge\"", "profile = \"profiles/mine.toml\""))
+        .fails_with("21:11", "tier[1].profile", &["profile file", "mine.toml: no such file"]);
+}
+
+#[test]
+fn a_tier_that_cannot_keep_up_within_max_units_is_not_costed() {
+    let s = GOOD.replace("peak_rps = 400\nmean_rps = 150", "peak_rps = 4000000\nmean_rps = 1500000")
+        + "[simulation]\nmax_units = 2\nwindow_s = 30\nwarmup_s = 5\nreplications = 1\n";
+    let case = Case::new(&s);
+    let out = tco()
+        .arg(case.path())
+        .args(["--no-report", "--format", "json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let r: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    for t in r["tiers"].as_array().unwrap() {
+        assert!(t["options"].as_array().unwrap().is_empty(), "{}", t["name"]);
+        assert!(t["infeasible"].as_str().unwrap().contains("cannot keep up"));
+    }
+    assert!(r["recommendation"].is_null());
+}

@@ -470,6 +470,10 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
                 ""
             }
         )),
+        StopReason::CapacityCap | StopReason::Unstable if r.unstable => Some(format!(
+            "{units} units (simulation.max_units) cannot keep up with {design:.0} req/s: their roofline capacity is {:.0} req/s",
+            units as f64 * ctx.unit_throughput_rps
+        )),
         StopReason::CapacityCap | StopReason::Unstable => Some(format!(
             "{units} units (simulation.max_units) give p{} = {:.0} ms",
             s.slo.percentile,
@@ -502,7 +506,8 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
         analytic_units: analytic,
         stop,
         detail,
-        latency: Some(LatencyAtPlan {
+        // A run stopped before any measured request finished has no latency to show.
+        latency: (r.counts.completed > 0).then(|| LatencyAtPlan {
             p50_s: r.latency.p50.value_s,
             p95_s: r.latency.p95.value_s,
             p99_s: r.latency.p99.value_s,
