@@ -395,14 +395,23 @@ fn simulate_prints_the_latency_table_per_tier_and_fleet_size() {
 
 #[test]
 fn a_missing_profile_file_points_at_the_tier_that_names_it() {
-    Case::new(&GOOD.replace("profile = \"aws-inf2.xlarge\"", "profile = \"profiles/mine.toml\""))
-        .fails_with("21:11", "tier[1].profile", &["profile file", "mine.toml: no such file"]);
+    Case::new(&GOOD.replace(
+        "profile = \"aws-inf2.xlarge\"",
+        "profile = \"profiles/mine.toml\"",
+    ))
+    .fails_with(
+        "21:11",
+        "tier[1].profile",
+        &["profile file", "mine.toml: no such file"],
+    );
 }
 
 #[test]
 fn a_tier_that_cannot_keep_up_within_max_units_is_not_costed() {
-    let s = GOOD.replace("peak_rps = 400\nmean_rps = 150", "peak_rps = 4000000\nmean_rps = 1500000")
-        + "[simulation]\nmax_units = 2\nwindow_s = 30\nwarmup_s = 5\nreplications = 1\n";
+    let s = GOOD.replace(
+        "peak_rps = 400\nmean_rps = 150",
+        "peak_rps = 4000000\nmean_rps = 1500000",
+    ) + "[simulation]\nmax_units = 2\nwindow_s = 30\nwarmup_s = 5\nreplications = 1\n";
     let case = Case::new(&s);
     let out = tco()
         .arg(case.path())
