@@ -346,12 +346,11 @@ fn hybrid(
     [bases, peaks, zeros]
         .iter()
         .map(|t| cost_with(t))
+        // Chosen on the same footing as every total: cash inside the horizon. Payments a lot
+        // owes past the horizon buy service past it and are reported, not counted.
         .min_by(|a, b| {
-            let ta: f64 =
-                a.yearly.iter().map(|y| y.cloud_usd).sum::<f64>() + a.committed_beyond_horizon_usd;
-            let tb: f64 =
-                b.yearly.iter().map(|y| y.cloud_usd).sum::<f64>() + b.committed_beyond_horizon_usd;
-            ta.total_cmp(&tb)
+            let cash = |o: &OptionCost| o.yearly.iter().map(|y| y.cloud_usd).sum::<f64>();
+            cash(a).total_cmp(&cash(b))
         })
         .unwrap_or_else(|| empty(option, fleet))
 }

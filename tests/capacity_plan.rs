@@ -327,3 +327,31 @@ fn token_bounds_on_a_classic_model_and_a_contract_without_bounds_are_rejected() 
     assert_eq!(e.field.as_deref(), Some("slo"));
     assert!(e.help.clone().unwrap().contains("latency_ms"));
 }
+
+/// The counter-example proptest found: one unit all year, 3-year reservations cheaper than
+/// on-demand. The hybrid must not prefer on-demand because of the lot that runs past the horizon.
+#[test]
+fn hybrid_equals_the_reservation_when_reserving_everything_is_cheapest() {
+    let mut p = profile("aws-inf2.xlarge");
+    p.prices.on_demand_usd_per_hour = Some(cited(0.5));
+    p.prices.reserved_3y_usd_per_hour = Some(cited(0.4196));
+    let inputs = tco_sim::scenario::default_costs();
+    let fleet: Vec<FleetYear> = (1..=5u32)
+        .map(|year| FleetYear {
+            year,
+            units: 1,
+            utilization: 0.5,
+            hourly_units: vec![1; 8760],
+            requests: 1e8,
+        })
+        .collect();
+    let h = option_cost(DeploymentOption::Hybrid3y, &p, &fleet, &inputs, None);
+    let r = option_cost(DeploymentOption::Reserved3y, &p, &fleet, &inputs, None);
+    assert!(
+        (h.total_usd - r.total_usd).abs() < 1e-6,
+        "hybrid {} reserved {}",
+        h.total_usd,
+        r.total_usd
+    );
+    assert_eq!(h.reserved_base, vec![1; 5]);
+}
