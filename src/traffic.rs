@@ -128,7 +128,7 @@ impl TrafficSpec {
 
     /// The window the capacity planner simulates for `year`, `window_s` long: the busiest
     /// `window_s` of the peak day for a synthetic curve (centred on the daily peak), the busiest
-    /// `window_s` of the series for a rate series, and the first `window_s` of the replay for a
+    /// `window_s` of the series for a rate series, and the busiest `window_s` of the replay for a
     /// trace.
     pub fn design_window(&self, year: u32, window_s: f64) -> DesignWindow {
         match &self.kind {
@@ -164,7 +164,7 @@ impl TrafficSpec {
                     replication,
                 )))
             }
-            TrafficKind::Trace(t) => Arrivals(ArrivalsInner::Trace(t.replay(
+            TrafficKind::Trace(t) => Arrivals(ArrivalsInner::Trace(t.design_replay(
                 year,
                 w.duration_s,
                 seed,

@@ -355,3 +355,25 @@ fn hybrid_equals_the_reservation_when_reserving_everything_is_cheapest() {
     );
     assert_eq!(h.reserved_base, vec![1; 5]);
 }
+
+/// The fleet is planned on each year's design window, and cloud fleets follow the year hour by
+/// hour: no hour may be busier than the design window, or it would need units the plan never
+/// validated. Checked on the shipped Azure trace, whose busiest stretch is not at its start.
+#[test]
+fn no_hour_of_the_year_is_busier_than_the_design_window() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/azure-trace-llama8b.toml");
+    let s = Scenario::load(&path).unwrap();
+    for year in 1..=s.horizon_years {
+        let design = s.traffic.design_window(year, s.simulation.window_s);
+        let busiest_hour = s.traffic.hourly_rates(year).into_iter().fold(0.0, f64::max);
+        assert!(
+            busiest_hour <= design.mean_rps * (1.0 + 1e-9),
+            "year {year}: hour {busiest_hour} > design {}",
+            design.mean_rps
+        );
+        assert!(
+            design.start_s > 0.0,
+            "the trace's first half hour is not its busiest"
+        );
+    }
+}

@@ -296,6 +296,49 @@ impl Trace {
     }
 }
 
+impl Trace {
+    /// Where the busiest `span_ns` of trace time starts in one copy \[ns since its first
+    /// request\], and how many requests it holds. Counted across the end of the copy into the next
+    /// when the trace loops. Two pointers over the copy (and its successor): O(requests).
+    fn busiest_stretch(&self, span_ns: f64, looped: bool) -> (i64, usize) {
+        let n = self.rel_ns.len();
+        let period = self.period_ns();
+        // NaN and non-positive spans hold nothing.
+        if n == 0 || span_ns.is_nan() || span_ns <= 0.0 {
+            return (0, 0);
+        }
+        if looped && span_ns >= period as f64 {
+            // The window holds whole copies, whatever its start, and a remainder shorter than a
+            // copy, which is busiest where the trace is.
+            let copies = (span_ns / period as f64).floor();
+            let (start, rest) = self.busiest_stretch(span_ns - copies * period as f64, true);
+            return (start, copies as usize * n + rest);
+        }
+        // Arrival time of the j-th request of the copy and its successor.
+        let at = |j: usize| -> f64 {
+            if j < n {
+                self.rel_ns[j] as f64
+            } else {
+                (self.rel_ns[j - n] + period) as f64
+            }
+        };
+        let limit = if looped { 2 * n } else { n };
+        let (mut best_start, mut best) = (0i64, 0usize);
+        let mut end = 0usize;
+        for i in 0..n {
+            end = end.max(i);
+            while end < limit && end < i + n && at(end) < at(i) + span_ns {
+                end += 1;
+            }
+            if end - i > best {
+                best = end - i;
+                best_start = self.rel_ns[i];
+            }
+        }
+        (best_start, best)
+    }
+}
+
 /// The median of the positive steps between distinct timestamps.
 fn median_step(rel_ns: &[i64]) -> Option<i64> {
     let mut steps: Vec<i64> = rel_ns
@@ -545,20 +588,44 @@ impl TraceTraffic {
         copies * n + self.trace.count_before_in_copy(rest) as f64
     }
 
-    /// The first `window_s` of the replay.
+    /// The design window of `year`: the busiest `window_s` of the replay at the year's speed
+    /// (counted across the loop), so no hour of the year is busier than the traffic the fleet is
+    /// planned on.
     pub fn design_window(&self, year: u32, window_s: f64) -> DesignWindow {
         let duration_s = clamp_window(window_s);
-        let mean_rps = if duration_s > 0.0 {
-            self.count_before(year, duration_s, self.options.looped) / duration_s
-        } else {
-            0.0
-        };
+        let speed = self.speed(year);
+        let (start_ns, count) = self
+            .trace
+            .busiest_stretch(duration_s * 1e9 * speed, self.options.looped);
         DesignWindow {
             year,
-            start_s: 0.0,
+            start_s: start_ns as f64 / 1e9 / speed,
             duration_s,
-            mean_rps,
+            mean_rps: if duration_s > 0.0 {
+                count as f64 / duration_s
+            } else {
+                0.0
+            },
         }
+    }
+
+    /// The design traffic of `year`: the replay over its busiest `window_s` (see
+    /// [`design_window`](Self::design_window)), times from the window's start \[ns\].
+    pub fn design_replay(
+        &self,
+        year: u32,
+        window_s: f64,
+        seed: u64,
+        replication: u64,
+    ) -> TraceReplay<'_> {
+        let speed = self.speed(year);
+        let (start_ns, _) = self
+            .trace
+            .busiest_stretch(clamp_window(window_s) * 1e9 * speed, self.options.looped);
+        let mut r = self.replay(year, window_s, seed, replication);
+        r.index = self.trace.rel_ns.partition_point(|&x| x < start_ns);
+        r.offset_ns = -start_ns;
+        r
     }
 
     /// Mean rate of each hour of `year`, the trace repeated over the year [req/s].
@@ -738,6 +805,31 @@ impl Iterator for TraceReplay<'_> {
 mod tests {
     use super::*;
     use crate::traffic::YEAR_HOURS;
+
+    #[test]
+    fn the_design_window_is_the_busiest_stretch_across_the_loop() {
+        // Requests at 0, 1, 2 s, a lull, then 8.5, 9, 9.5 s; a copy lasts 9.5 s + the mean gap
+        // (1.9 s) = 11.4 s, so the next copy's first request comes at 11.4 s.
+        let t = trace(&[0, 1000, 2000, 8500, 9000, 9500], false);
+        assert_eq!(t.period_ns(), 11_400_000_000);
+        // Played once, the busiest 3 s hold 3 requests ([0, 3) comes first); looped, [8.5, 11.5)
+        // also catches the next copy's first request: 4.
+        assert_eq!(t.busiest_stretch(3e9, false), (0, 3));
+        assert_eq!(t.busiest_stretch(3e9, true), (8_500_000_000, 4));
+        // A window longer than a copy counts whole copies, then the busiest stretch of what is
+        // left: 2 copies (22.8 s) + 2.2 s holding 3 (from 0 s; from 8.5 s it holds 3 too).
+        assert_eq!(t.busiest_stretch(25e9, true), (0, 2 * 6 + 3));
+        // 1 copy + 3.6 s: the remainder is best placed at 8.5 s, catching 8.5, 9, 9.5 and 11.4.
+        assert_eq!(t.busiest_stretch(15e9, true), (8_500_000_000, 6 + 4));
+        let tt = traffic(t, ReplayOptions::default(), 0.0);
+        let w = tt.design_window(1, 3.0);
+        assert!((w.start_s - 8.5).abs() < 1e-9 && (w.mean_rps - 4.0 / 3.0).abs() < 1e-12);
+        // The design replay starts there, its times measured from the window's start.
+        assert_eq!(
+            times(tt.design_replay(1, 3.0, 0, 0)),
+            vec![0, 500, 1000, 2900]
+        );
+    }
 
     fn trace(times_ms: &[i64], spread: bool) -> Trace {
         let records = times_ms
