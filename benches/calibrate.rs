@@ -17,7 +17,7 @@ use tco_sim::calibrate::suite;
 #[command(name = "calibrate", about = "tco-sim calibrate (bench entry point)")]
 struct Cli {
     #[command(flatten)]
-    args: tco_sim::calibrate::CalibrateArgs,
+    args: tco_sim::cli::CalibrateArgs,
     /// Measure one kernel only: sgemm or triad.
     #[arg(long)]
     kernel: Option<String>,
@@ -74,7 +74,7 @@ fn main() {
         Some(k) => one_kernel(&cli, k)
             .map(|line| println!("{line}"))
             .map_err(anyhow::Error::msg),
-        None => tco_sim::calibrate::run(&cli.args),
+        None => tco_sim::app::calibrate(&cli.args),
     };
     if let Err(e) = result {
         eprintln!("calibrate: error: {e:#}");

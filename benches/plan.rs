@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use tco_sim::capacity::search;
+use tco_sim::results::{self, Method};
 use tco_sim::scenario::Scenario;
 
 fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
@@ -50,8 +51,11 @@ fn main() {
                 continue;
             }
         };
+        let method = Method::Simulated {
+            replications: scenario.simulation.replications,
+        };
         let (total, _) = best_of(3, || {
-            tco_sim::app::plan_simulated(&scenario, false).expect("plans")
+            results::plan(&scenario, method, &|_, _| {}).expect("plans")
         });
         println!(
             "\n{}: {:.2} s for {} tiers x {} years (best of 3)",
@@ -67,22 +71,10 @@ fn main() {
                 search::plan_all(&one, one.simulation.replications, &|_, _| {}).expect("plans")
             });
             // The latency curve at the last year's fleet, timed on its own.
-            let perf =
-                tco_sim::perf::plan(&tier.profile, &one.workload, tier.precision, &tier.batching)
-                    .expect("plan");
-            let ctx = search::TierContext {
-                scenario: &one,
-                tier,
-                tier_index: 0,
-                server: search::server_model(&perf),
-                unit_throughput_rps: perf.unit_throughput_rps(&one.workload),
-                plan: perf,
-                replications: one.simulation.replications,
-                dispatch: search::dispatch(one.simulation.dispatch),
-            };
-            let last = plan[0].1.last().map_or(1, |c| c.units);
+            let ctx = search::TierContext::new(&one, 0, one.simulation.replications);
+            let last = plan[0].years.last().map_or(1, |c| c.units);
             let feasible = plan[0]
-                .1
+                .years
                 .iter()
                 .all(|c| c.stop != tco_sim::capacity::StopReason::Infeasible);
             let (t_curve, _) = if feasible {
@@ -91,7 +83,7 @@ fn main() {
                 (0.0, vec![])
             };
             let units: Vec<String> = if feasible {
-                plan[0].1.iter().map(|c| c.units.to_string()).collect()
+                plan[0].years.iter().map(|c| c.units.to_string()).collect()
             } else {
                 vec!["infeasible".into()]
             };

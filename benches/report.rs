@@ -20,7 +20,8 @@ const RUNS: usize = 7;
 
 fn plan(path: &Path) -> RunResults {
     let s = Scenario::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    tco_sim::app::plan(&s).unwrap_or_else(|e| panic!("{}: {e:#}", path.display()))
+    tco_sim::results::plan(&s, tco_sim::results::Method::Analytic, &|_, _| {})
+        .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()))
 }
 
 fn cells(r: &RunResults) -> usize {

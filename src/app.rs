@@ -1,19 +1,27 @@
-//! One function per subcommand, each reading as the pipeline it runs. This is the only module
-//! (with `report`) that prints or writes files.
+//! The glue of the binary, the last stage: one function per subcommand, each reading as the
+//! pipeline it runs — load and check the input, call the library stages, print the answer and
+//! write the files. This is the only module (with `report`) that prints or writes files; the
+//! tables themselves are rendered in `report`.
+
+mod progress;
 
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use comfy_table::{ContentArrangement, Table, presets};
 
-use crate::cli::{Cli, Command, Format, GlobalArgs, ReportFormat, RunArgs, SimulateArgs};
-use crate::hardware::{DeploymentOption, Precision, Profile, ProfileSearch};
+use crate::calibrate;
+use crate::capacity::search;
+use crate::cli::{
+    CalibrateArgs, Cli, Command, Format, GlobalArgs, ReportFormat, RunArgs, SimulateArgs,
+};
+use crate::hardware::{Profile, ProfileSearch};
 use crate::input::{InputError, SourceFile};
 use crate::report;
-use crate::results::{self, RunResults};
+use crate::results::{self, Method, RunResults};
 use crate::scenario::{self, Scenario};
+use progress::{Progress, Work};
 
 /// The starter scenario `tco-sim init` writes (a shipped scenario, so it is tested like one).
 pub const STARTER_SCENARIO: &str = include_str!("../scenarios/starter.toml");
@@ -34,7 +42,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Validate { files }) => validate(&files, &global),
         Some(Command::Profiles { name, dir }) => profiles(name.as_deref(), dir, &global),
         Some(Command::Init { path, force }) => init(&path, force, &global),
-        Some(Command::Calibrate(args)) => crate::calibrate::run(&args),
+        Some(Command::Calibrate(args)) => calibrate(&args),
         Some(Command::Completions { shell }) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "tco-sim", &mut std::io::stdout());
@@ -43,94 +51,21 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// Load a scenario and apply command-line overrides.
-fn load_scenario(path: &Path, global: &GlobalArgs) -> Result<Scenario> {
+/// Load a scenario and apply the command-line overrides of its seed and replications.
+fn load_scenario(path: &Path, global: &GlobalArgs, replications: Option<u32>) -> Result<Scenario> {
     let mut s = Scenario::load(path)?;
     if let Some(seed) = global.seed {
         s.seed = seed;
     }
+    if let Some(r) = replications {
+        s.simulation.replications = r.max(1);
+    }
     Ok(s)
 }
 
-/// Plan and cost a scenario with the analytic utilization bound only (no simulation).
-pub fn plan(scenario: &Scenario) -> Result<RunResults> {
-    let tiers = results::analytic_tiers(scenario)?;
-    Ok(results::assemble(
-        scenario,
-        tiers,
-        "analytic (utilization bound)",
-    ))
-}
-
-/// Plan and cost a scenario, sizing every fleet by simulation: the answer a planner takes to
-/// the meeting. `progress` draws a bar on stderr for runs longer than a second.
-pub fn plan_simulated(scenario: &Scenario, progress: bool) -> Result<RunResults> {
-    let bar = Progress::new(progress);
-    let tiers = crate::capacity::search::plan_all(
-        scenario,
-        scenario.simulation.replications,
-        &|done, total| bar.tick(done, total),
-    )?;
-    bar.finish();
-    let method = format!(
-        "simulated ({} replications of a {} s design window per fleet size, {})",
-        scenario.simulation.replications,
-        scenario.simulation.window_s,
-        match scenario.simulation.dispatch {
-            scenario::DispatchPolicy::SharedQueue => "one shared queue",
-            scenario::DispatchPolicy::JoinShortestQueue => "join-shortest-queue balancing",
-            scenario::DispatchPolicy::RoundRobin => "round-robin balancing",
-            scenario::DispatchPolicy::PowerOfTwo => "power-of-two-choices balancing",
-        }
-    );
-    Ok(results::assemble(scenario, tiers, &method))
-}
-
-/// An indicatif bar that stays hidden until the work has taken a second, so quick runs print
-/// nothing extra; indicatif draws it only on a terminal.
-struct Progress {
-    bar: Option<indicatif::ProgressBar>,
-    start: std::time::Instant,
-    shown: std::sync::atomic::AtomicBool,
-}
-
-impl Progress {
-    fn new(enabled: bool) -> Progress {
-        let bar = enabled.then(|| {
-            let b = indicatif::ProgressBar::with_draw_target(
-                None,
-                indicatif::ProgressDrawTarget::hidden(),
-            );
-            if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "planning {bar:30} {pos}/{len} tier-years {elapsed}",
-            ) {
-                b.set_style(style);
-            }
-            b
-        });
-        Progress {
-            bar,
-            start: std::time::Instant::now(),
-            shown: std::sync::atomic::AtomicBool::new(false),
-        }
-    }
-
-    fn tick(&self, done: usize, total: usize) {
-        let Some(b) = &self.bar else { return };
-        b.set_length(total as u64);
-        b.set_position(done as u64);
-        if self.start.elapsed().as_secs_f64() > 1.0
-            && !self.shown.swap(true, std::sync::atomic::Ordering::Relaxed)
-        {
-            b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(b) = &self.bar {
-            b.finish_and_clear();
-        }
-    }
+/// Whether a long command draws its progress bar: not when quiet, nor under JSON output.
+fn shows_progress(global: &GlobalArgs) -> bool {
+    !global.quiet && global.format == Format::Table
 }
 
 fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
@@ -141,15 +76,17 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
             )
             .into());
     };
-    let mut scenario = load_scenario(path, global)?;
-    if let Some(r) = args.replications {
-        scenario.simulation.replications = r.max(1);
-    }
-    let results = if args.analytic {
-        plan(&scenario)?
+    let scenario = load_scenario(path, global, args.replications)?;
+    let method = if args.analytic {
+        Method::Analytic
     } else {
-        plan_simulated(&scenario, !global.quiet && global.format == Format::Table)?
+        Method::Simulated {
+            replications: scenario.simulation.replications,
+        }
     };
+    let bar = Progress::new(shows_progress(global), Work::Planning);
+    let results = results::plan(&scenario, method, &|done, total| bar.tick(done, total))?;
+    bar.finish();
     let written = if args.no_report {
         vec![]
     } else {
@@ -237,23 +174,8 @@ pub fn write_reports(
     Ok(written)
 }
 
-/// One row of `tco-sim simulate`: a tier at a fleet size on one year's design traffic.
-#[derive(serde::Serialize)]
-struct SimulateRow {
-    tier: String,
-    units: u32,
-    year: u32,
-    design_rps: f64,
-    meets_slo: bool,
-    report: crate::sim::SimReport,
-}
-
 fn simulate(args: &SimulateArgs, global: &GlobalArgs) -> Result<()> {
-    use crate::capacity::{search, units_for};
-    let mut scenario = load_scenario(&args.scenario, global)?;
-    if let Some(r) = args.replications {
-        scenario.simulation.replications = r.max(1);
-    }
+    let scenario = load_scenario(&args.scenario, global, args.replications)?;
     if args.year == 0 || args.year > scenario.horizon_years {
         return Err(
             InputError::new(format!("--year {} is outside the horizon", args.year))
@@ -261,152 +183,17 @@ fn simulate(args: &SimulateArgs, global: &GlobalArgs) -> Result<()> {
                 .into(),
         );
     }
-    let s = &scenario;
-    let design = s
-        .traffic
-        .design_window(args.year, s.simulation.window_s)
-        .mean_rps;
-    // Every (tier, size) to simulate, decided before any work so the bar knows its length.
-    let mut jobs: Vec<(usize, u32)> = Vec::new();
-    let mut contexts = Vec::new();
-    let mut skipped = Vec::new();
-    for (i, tier) in s.tiers.iter().enumerate() {
-        let plan = crate::perf::plan(&tier.profile, &s.workload, tier.precision, &tier.batching)?;
-        if let Some(why) = crate::capacity::infeasibility(s, &plan) {
-            skipped.push(format!(
-                "{}: no fleet size meets {}: {why}",
-                tier.name,
-                s.slo.label()
-            ));
-            continue;
-        }
-        let ctx = search::TierContext {
-            scenario: s,
-            tier,
-            tier_index: i,
-            server: search::server_model(&plan),
-            unit_throughput_rps: plan.unit_throughput_rps(&s.workload),
-            plan,
-            replications: s.simulation.replications,
-            dispatch: search::dispatch(s.simulation.dispatch),
-        };
-        let sizes: Vec<u32> = if args.units.is_empty() {
-            let first = units_for(design, ctx.unit_throughput_rps, 1.0).max(1);
-            (first..first + 6).collect()
-        } else {
-            args.units.iter().copied().filter(|&u| u > 0).collect()
-        };
-        jobs.extend(sizes.iter().map(|&u| (contexts.len(), u)));
-        contexts.push(ctx);
-    }
-    let bar = Progress::new(!global.quiet && global.format == Format::Table);
-    let done = std::sync::atomic::AtomicUsize::new(0);
-    let rows: Vec<SimulateRow> = {
-        use rayon::prelude::*;
-        jobs.par_iter()
-            .map(|&(c, units)| {
-                let ctx = &contexts[c];
-                let e = search::evaluate(ctx, args.year, units)?;
-                bar.tick(
-                    done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1,
-                    jobs.len(),
-                );
-                Ok(SimulateRow {
-                    tier: ctx.tier.name.clone(),
-                    units,
-                    year: args.year,
-                    design_rps: design,
-                    meets_slo: e.meets(&s.slo),
-                    report: e.report,
-                })
-            })
-            .collect::<Result<_, crate::sim::SimError>>()?
-    };
+    let bar = Progress::new(shows_progress(global), Work::Planning);
+    let sweep = search::sweep_sizes(&scenario, args.year, &args.units, &|done, total| {
+        bar.tick(done, total)
+    })?;
     bar.finish();
     match global.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&rows)?),
-        Format::Table if !global.quiet => {
-            print!("{}", simulate_table(s, args.year, design, &rows));
-            for n in &skipped {
-                println!("note: {n}");
-            }
-        }
+        Format::Json => println!("{}", serde_json::to_string_pretty(&sweep.runs)?),
+        Format::Table if !global.quiet => print!("{}", report::simulate::render(&scenario, &sweep)),
         Format::Table => {}
     }
     Ok(())
-}
-
-fn simulate_table(s: &Scenario, year: u32, design: f64, rows: &[SimulateRow]) -> String {
-    use crate::report::table::ms;
-    let pct = format!("p{}", s.slo.percentile);
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    t.set_header(vec![
-        "tier".to_string(),
-        "units".into(),
-        "load".into(),
-        "p50".into(),
-        "p90".into(),
-        "p95".into(),
-        "p99".into(),
-        "p99.9".into(),
-        format!("{pct} ± 95 % CI"),
-        "busy".into(),
-        "mean / max queue".into(),
-        "Little |L−λW|/λW".into(),
-        "dropped".into(),
-        "meets SLO".into(),
-    ]);
-    for r in rows {
-        let l = &r.report.latency;
-        let slo = l.extra.first().map(|(_, e)| *e);
-        let c = &r.report.counts;
-        t.add_row(vec![
-            r.tier.clone(),
-            r.units.to_string(),
-            r.report
-                .offered_load
-                .map_or("–".into(), |x| format!("{:.0} %", x * 100.0)),
-            ms(l.p50.value_s),
-            ms(l.p90.value_s),
-            ms(l.p95.value_s),
-            ms(l.p99.value_s),
-            ms(l.p999.value_s),
-            slo.map_or("–".into(), |e| match e.ci95_half_width_s {
-                Some(h) => format!("{} ± {}", ms(e.value_s), ms(h)),
-                None => ms(e.value_s),
-            }),
-            format!("{:.0} %", r.report.utilization.mean_utilization * 100.0),
-            format!(
-                "{:.1} / {}",
-                r.report.queue.mean_waiting, r.report.queue.max_waiting
-            ),
-            format!("{:.1e}", r.report.little.relative_error),
-            (c.rejected_queue_full + c.rejected_too_large + c.timed_out).to_string(),
-            if r.report.unstable {
-                "no (unstable)".into()
-            } else if r.meets_slo {
-                "yes".into()
-            } else {
-                "no".into()
-            },
-        ]);
-    }
-    for c in t.column_iter_mut().skip(1) {
-        c.set_cell_alignment(comfy_table::CellAlignment::Right);
-    }
-    format!(
-        "{}
-  year {year} design traffic: {design:.1} req/s over {} s ({} s warm-up), {} replications · SLO: {}
-{t}
-",
-        s.name,
-        s.simulation.window_s,
-        s.simulation.warmup_s,
-        s.simulation.replications,
-        s.slo.label()
-    )
 }
 
 /// Is this TOML file a hardware profile (rather than a scenario)?
@@ -465,7 +252,7 @@ fn profiles(name: Option<&str>, dir: Option<PathBuf>, global: &GlobalArgs) -> Re
         let p = search.load(n, Path::new("."))?;
         match global.format {
             Format::Json => println!("{}", serde_json::to_string_pretty(&p)?),
-            Format::Table => print!("{}", profile_detail(&p)),
+            Format::Table => print!("{}", report::profiles::detail(&p)),
         }
         return Ok(());
     }
@@ -475,117 +262,46 @@ fn profiles(name: Option<&str>, dir: Option<PathBuf>, global: &GlobalArgs) -> Re
     }
     match global.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&loaded)?),
-        Format::Table => print!("{}", profile_list(&loaded)),
+        Format::Table => print!("{}", report::profiles::list(&loaded)),
     }
     Ok(())
 }
 
-fn money(c: Option<&crate::cite::Cited>, per_hour: bool) -> String {
-    match c {
-        Some(c) if per_hour => format!("${:.4}/h", c.value),
-        Some(c) => results::usd(c.value),
-        None => "–".into(),
-    }
-}
-
-fn profile_list(list: &[Profile]) -> String {
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    t.set_header(vec![
-        "name",
-        "kind",
-        "chips",
-        "slots",
-        "fp16 TF/unit",
-        "int8 TOPS/unit",
-        "mem GB/unit",
-        "BW GB/s/unit",
-        "purchase",
-        "on-demand",
-        "reserved 1y",
-        "reserved 3y",
-        "from",
-    ]);
-    for p in list {
-        let peak = |pr: Precision| {
-            p.unit_peak(pr)
-                .map_or("–".into(), |v| format!("{:.1}", v / 1e12))
-        };
-        let from = if p.origin.starts_with("embedded:") {
-            "shipped"
-        } else {
-            "local"
-        };
-        t.add_row(vec![
-            p.name.clone(),
-            p.kind.label().into(),
-            format!("{} x {}", p.chip_count(), p.chip_model),
-            p.slots().to_string(),
-            peak(Precision::Fp16),
-            peak(Precision::Int8),
-            format!("{:.0}", p.unit_memory_bytes() / 1e9),
-            format!(
-                "{:.0}",
-                p.memory_bandwidth_per_chip.value * p.chips.value / 1e9
-            ),
-            money(p.price(DeploymentOption::OnPrem), false),
-            money(p.price(DeploymentOption::OnDemand), true),
-            money(p.price(DeploymentOption::Reserved1y), true),
-            money(p.price(DeploymentOption::Reserved3y), true),
-            from.into(),
-        ]);
-    }
-    format!("{t}\n`tco-sim profiles <name>` shows every number with its source and date.\n")
-}
-
-fn profile_detail(p: &Profile) -> String {
-    let mut out = format!(
-        "{} — {}\n  kind: {} · {} x {} · {} execution slots · loaded from {}\n",
-        p.name,
-        p.description,
-        p.kind.label(),
-        p.chip_count(),
-        p.chip_model,
-        p.slots(),
-        p.origin
+/// `tco-sim calibrate`: measure this machine, write the profile atomically, print the summary.
+pub fn calibrate(args: &CalibrateArgs) -> Result<()> {
+    let name = args.name.clone().unwrap_or_else(|| {
+        args.out
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "local".into())
+    });
+    let effort = match (args.smoke, args.quick, args.duration) {
+        (true, _, _) => calibrate::Effort::Smoke,
+        (false, true, _) => calibrate::Effort::Quick,
+        (false, false, Some(s)) => calibrate::Effort::Timed(s),
+        (false, false, None) => calibrate::Effort::default(),
+    };
+    let options = calibrate::Options {
+        name,
+        base: args.base.clone(),
+        effort,
+        memory_bandwidth_gbps: args.memory_bandwidth_gbps,
+        purchase_usd: args.purchase_usd,
+        usd_per_hour: args.usd_per_hour,
+        idle_w: args.idle_w,
+        peak_w: args.peak_w,
+    };
+    let bar = Progress::new(true, Work::Calibrating);
+    let done = calibrate::run(&options, &|step| bar.calibration(step));
+    bar.finish();
+    let done = done?;
+    calibrate::profile::write_atomic(&args.out, &done.profile_toml)?;
+    print!(
+        "{}",
+        calibrate::summary(&done.calibration, &done.derived, &args.out)
     );
-    if let Some(region) = &p.prices.region {
-        out.push_str(&format!("  prices for region {region}\n"));
-    }
-    let mut t = Table::new();
-    t.load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Disabled);
-    t.set_header(vec!["field", "value", "basis", "source", "date", "note"]);
-    for (field, c) in p.cited_numbers() {
-        t.add_row(vec![
-            field,
-            format!("{}", c.value),
-            c.basis.label().to_string(),
-            c.source.title.clone(),
-            c.source.date.clone(),
-            c.note.clone().unwrap_or_default(),
-        ]);
-    }
-    out.push_str(&format!("{t}\n"));
-    let b = &p.batching;
-    out.push_str(&format!(
-        "  batching (serving configuration): max batch {}, window {} ms{}\n",
-        b.max_batch,
-        b.window_s * 1e3,
-        if b.compiled_batch_sizes.is_empty() {
-            String::new()
-        } else {
-            format!(", compiled shapes {:?}", b.compiled_batch_sizes)
-        }
-    ));
-    if let Some(c) = &p.calibration {
-        out.push_str(&format!(
-            "  calibrated on {} ({}) with {}\n",
-            c.host, c.date, c.method
-        ));
-    }
-    out
+    Ok(())
 }
 
 fn init(path: &Path, force: bool, global: &GlobalArgs) -> Result<()> {

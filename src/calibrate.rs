@@ -7,7 +7,9 @@
 //! land in the same profile format as the shipped profiles, each with `basis = "measured"`.
 //!
 //! Pipeline: [`cpu::CpuInfo::detect`] → [`suite::run_plan`] (kernels via [`measure`]) →
-//! [`Calibration`] → [`profile::build`] → TOML written atomically, plus a summary on stdout.
+//! [`Calibration`] → [`profile::build`] → TOML, returned as [`Calibrated`] with the text of
+//! [`summary`]; `app` writes the file and prints the summary. A stage-2 model (it measures
+//! hardware and yields a hardware profile), so it takes a plain [`Options`], not clap's.
 
 #[allow(unsafe_code)]
 pub mod kernels;
@@ -34,55 +36,66 @@ pub const DEFAULT_SECONDS: f64 = 24.0;
 /// Trial time with `--quick`; the whole run stays under ten seconds on a 2-core VM.
 pub const QUICK_SECONDS: f64 = 2.0;
 
-/// `tco-sim calibrate` options.
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct CalibrateArgs {
-    /// Where to write the profile (a temporary file, then renamed over it).
-    #[arg(long, short, value_name = "PATH", default_value = "local.toml")]
-    pub out: PathBuf,
-
-    /// Keep this profile's prices, power, memory size and description (a shipped profile name
-    /// or a path) and replace its performance numbers with the measured ones.
-    #[arg(long, value_name = "PROFILE")]
-    pub base: Option<String>,
-
+/// How long to measure.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Effort {
+    /// Spend about this long on the timed trials \[s\] (set-up and warm-up come on top).
+    Timed(f64),
     /// A short run (under 10 s): fewer shapes and trials.
-    #[arg(long, conflicts_with = "duration")]
-    pub quick: bool,
-
-    /// Spend about this long on the timed trials (default 24; set-up comes on top).
-    #[arg(long, value_name = "SECONDS")]
-    pub duration: Option<f64>,
-
-    /// Profile name (default: the file stem of --out).
-    #[arg(long)]
-    pub name: Option<String>,
-
-    /// Theoretical memory bandwidth of this machine [GB/s], e.g. channels × MT/s × 8 B; the
-    /// profile's memory efficiency becomes measured triad / this.
-    #[arg(long, value_name = "GB/s")]
-    pub memory_bandwidth_gbps: Option<f64>,
-
-    /// On-prem purchase price of this machine in USD (needed without --base).
-    #[arg(long, value_name = "USD")]
-    pub purchase_usd: Option<f64>,
-
-    /// Cloud on-demand price of this instance in USD per hour (needed without --base, or --purchase-usd).
-    #[arg(long, value_name = "USD")]
-    pub usd_per_hour: Option<f64>,
-
-    /// Idle power of the whole machine in watts (without --base; default: an estimate).
-    #[arg(long, value_name = "W")]
-    pub idle_w: Option<f64>,
-
-    /// Full-load power of the whole machine in watts (without --base; default: an estimate).
-    #[arg(long, value_name = "W")]
-    pub peak_w: Option<f64>,
-
+    Quick,
     /// Test only: tiny shapes that run every kernel through the real path in a debug build.
     /// The figures are cache-resident and mean nothing.
-    #[arg(long, hide = true)]
-    pub smoke: bool,
+    Smoke,
+}
+
+impl Default for Effort {
+    fn default() -> Self {
+        Effort::Timed(DEFAULT_SECONDS)
+    }
+}
+
+/// What to calibrate and what the profile should carry besides the measurements. `app` builds
+/// it from the command line; the error messages name the flags that set each field.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Profile name: letters, digits, '-', '_' and '.'.
+    pub name: String,
+    /// Keep this profile's prices, power, memory size and description (a shipped profile name
+    /// or a path) and replace its performance numbers with the measured ones.
+    pub base: Option<String>,
+    pub effort: Effort,
+    /// Theoretical memory bandwidth of this machine \[GB/s\]; the profile's memory efficiency
+    /// becomes measured triad / this.
+    pub memory_bandwidth_gbps: Option<f64>,
+    /// On-prem purchase price of this machine \[USD\] (needed without `base`).
+    pub purchase_usd: Option<f64>,
+    /// Cloud on-demand price of this instance \[USD/h\] (needed without `base` or a purchase
+    /// price).
+    pub usd_per_hour: Option<f64>,
+    /// Idle and full-load power of the whole machine \[W\] (without `base`; default: an
+    /// estimate).
+    pub idle_w: Option<f64>,
+    pub peak_w: Option<f64>,
+}
+
+/// What a long calibration reports as it goes, for a progress bar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step<'a> {
+    /// The run will take this many steps (one per measurement, plus allocating the arrays).
+    Planned(u64),
+    /// A measurement starts.
+    Measuring(&'a str),
+    /// A timed trial finished.
+    Trial,
+}
+
+/// A finished calibration: the measurements, the figures derived from them, and the profile
+/// as TOML, validated by the same loader a scenario uses. Nothing is written yet.
+#[derive(Debug, Clone)]
+pub struct Calibrated {
+    pub calibration: Calibration,
+    pub derived: profile::Derived,
+    pub profile_toml: String,
 }
 
 /// Everything one calibration run measured, before it becomes a profile.
@@ -104,8 +117,8 @@ pub struct Calibration {
 }
 
 /// Measure this machine with `plan`. `progress` is told the label of each measurement and
-/// ticked after each trial.
-pub fn calibrate(plan: &Plan, progress: &Progress) -> anyhow::Result<Calibration> {
+/// of each finished trial.
+pub fn calibrate(plan: &Plan, progress: &(dyn Fn(Step<'_>) + Sync)) -> anyhow::Result<Calibration> {
     let cpu = cpu::CpuInfo::detect();
     let ids = core_affinity::get_core_ids().unwrap_or_default();
     let cpus: Vec<Option<core_affinity::CoreId>> = if ids.is_empty() {
@@ -114,13 +127,15 @@ pub fn calibrate(plan: &Plan, progress: &Progress) -> anyhow::Result<Calibration
         ids.into_iter().map(Some).collect()
     };
     let started = Instant::now();
-    let results = suite::run_plan(plan, &cpus, &|label| progress.start(label), &|| {
-        progress.tick()
-    })
+    let results = suite::run_plan(
+        plan,
+        &cpus,
+        &|label| progress(Step::Measuring(label)),
+        &|| progress(Step::Trial),
+    )
     .map_err(|e| {
         anyhow::anyhow!("a calibration kernel gave a wrong result, so no profile was written: {e}")
     })?;
-    progress.finish();
     let pinned = results
         .iter()
         .all(|r| r.one_core.pinned && r.all_cores.pinned);
@@ -139,43 +154,47 @@ pub fn calibrate(plan: &Plan, progress: &Progress) -> anyhow::Result<Calibration
     })
 }
 
-/// `tco-sim calibrate`: measure, print the summary, write the profile.
-pub fn run(args: &CalibrateArgs) -> anyhow::Result<()> {
-    let inputs = inputs(args)?;
+/// `tco-sim calibrate`: check the options, measure, and build the profile. Returns the data;
+/// the caller writes the profile and prints [`summary`].
+pub fn run(options: &Options, progress: &(dyn Fn(Step<'_>) + Sync)) -> anyhow::Result<Calibrated> {
+    let inputs = inputs(options)?;
     let detected = cpu::CpuInfo::detect();
-    let plan = if args.smoke {
-        Plan::smoke()
-    } else {
-        let seconds = match (args.quick, args.duration) {
-            (true, _) => QUICK_SECONDS,
-            (false, Some(s)) => s,
-            (false, None) => DEFAULT_SECONDS,
-        };
-        Plan::new(
-            args.quick,
+    let plan = match options.effort {
+        Effort::Smoke => Plan::smoke(),
+        Effort::Quick => Plan::new(
+            true,
+            QUICK_SECONDS,
+            detected.llc_bytes,
+            detected.mem_available_bytes,
+        ),
+        Effort::Timed(seconds) => Plan::new(
+            false,
             seconds,
             detected.llc_bytes,
             detected.mem_available_bytes,
-        )
+        ),
     };
-    // One step per measurement, plus the allocation of the stream arrays.
-    let bar = Progress::new(plan.measurements(Isa::Avx512Vnni.available()) as u64 + 1);
-    let cal = calibrate(&plan, &bar)?;
+    progress(Step::Planned(
+        plan.measurements(Isa::Avx512Vnni.available()) as u64 + 1,
+    ));
+    let cal = calibrate(&plan, progress)?;
     let file = profile::build(&cal, &inputs)?;
     let text = profile::to_toml(&file)?;
-    // Never write a profile the simulator would then refuse.
-    let check = SourceFile::from_text(args.out.display().to_string(), text.clone());
+    // Never hand back a profile the simulator would then refuse.
+    let check = SourceFile::from_text(format!("{}.toml", inputs.name), text.clone());
     Profile::from_source(&check, None)
         .context("the calibrated profile does not validate (a bug in calibrate)")?;
-    profile::write_atomic(&args.out, &text)?;
     let derived = profile::derive(&cal, &inputs)?;
-    print!("{}", summary(&cal, &derived, &args.out));
-    Ok(())
+    Ok(Calibrated {
+        calibration: cal,
+        derived,
+        profile_toml: text,
+    })
 }
 
 /// Check the options and load `--base` before spending a minute measuring.
-fn inputs(args: &CalibrateArgs) -> anyhow::Result<profile::ProfileInputs> {
-    if let Some(d) = args.duration
+fn inputs(args: &Options) -> anyhow::Result<profile::ProfileInputs> {
+    if let Effort::Timed(d) = args.effort
         && !(d.is_finite() && d > 0.0 && d <= 86_400.0)
     {
         bail!("--duration {d} is out of range; valid: seconds in (0, 86400]");
@@ -193,15 +212,7 @@ fn inputs(args: &CalibrateArgs) -> anyhow::Result<profile::ProfileInputs> {
             bail!("{flag} {v} is out of range; valid: a number >= 0");
         }
     }
-    let name = match &args.name {
-        Some(n) => n.clone(),
-        None => args
-            .out
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "local".into()),
-    };
+    let name = args.name.clone();
     if name.is_empty()
         || !name
             .chars()
@@ -402,49 +413,6 @@ pub fn summary(cal: &Calibration, d: &profile::Derived, out: &Path) -> String {
         cal.elapsed.as_secs_f64()
     );
     s
-}
-
-/// A progress bar on stderr, drawn only on a terminal (indicatif hides it otherwise).
-pub struct Progress {
-    bar: indicatif::ProgressBar,
-}
-
-impl Progress {
-    pub fn new(measurements: u64) -> Self {
-        let bar = indicatif::ProgressBar::new(measurements);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} calibrating [{bar:30}] {pos}/{len} {msg}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
-        );
-        Progress { bar }
-    }
-
-    /// No output at all (library use, tests).
-    pub fn hidden() -> Self {
-        Progress {
-            bar: indicatif::ProgressBar::hidden(),
-        }
-    }
-
-    fn start(&self, label: &str) {
-        if self.bar.message().is_empty() {
-            self.bar.set_message(label.to_string());
-        } else {
-            self.bar.inc(1);
-            self.bar.set_message(label.to_string());
-        }
-    }
-
-    fn tick(&self) {
-        self.bar.tick();
-    }
-
-    fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
 }
 
 fn hostname() -> String {

@@ -6,14 +6,18 @@
 //! one unit from the roofline at full batch (`perf`) and the design rate the mean rate of the
 //! design window (the busiest stretch of the year, `simulation.window_s` long). It is a lower
 //! bound on what the simulated plan needs, and is always shown beside it.
+//!
+//! Stage 5 of the pipeline: it reads the validated [`Scenario`] (with each tier's service plan)
+//! and the simulator, and produces what the cost stage consumes — a [`TierPlan`] per tier with a
+//! [`CapacityYear`] (and its [`FleetYear`]) per year.
 
 pub mod search;
 
 use serde::Serialize;
 
-use crate::cost::FleetYear;
 use crate::perf::ServicePlan;
 use crate::scenario::{Scenario, Tier};
+use crate::traffic::YEAR_HOURS;
 
 /// Why the search for a fleet size stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -79,6 +83,59 @@ pub struct CapacityYear {
     pub latency: Option<LatencyAtPlan>,
     #[serde(skip)]
     pub fleet: FleetYear,
+}
+
+/// What a tier needs in one year: the capacity plan's hand-over to the cost model.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FleetYear {
+    pub year: u32,
+    /// Units needed at the design peak.
+    pub units: u32,
+    /// Mean utilization of those units over the year, in [0, 1].
+    pub utilization: f64,
+    /// Units needed hour by hour (8,760 values) when the fleet can follow the traffic
+    /// (cloud autoscaling); empty means the full fleet runs all year.
+    #[serde(skip)]
+    pub hourly_units: Vec<u32>,
+    /// Requests served in the year.
+    pub requests: f64,
+}
+
+impl FleetYear {
+    /// Instance-hours an autoscaled fleet runs in the year.
+    pub fn instance_hours(&self) -> f64 {
+        if self.hourly_units.is_empty() {
+            self.units as f64 * YEAR_HOURS as f64
+        } else {
+            self.hourly_units.iter().map(|&u| u as f64).sum()
+        }
+    }
+}
+
+/// One point of a latency-against-load curve.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LoadPoint {
+    pub offered_rps: f64,
+    pub utilization: f64,
+    pub p50_s: f64,
+    pub p95_s: f64,
+    pub p99_s: f64,
+}
+
+/// The plan of one tier over the horizon: what the capacity stage hands to `results`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TierPlan {
+    /// Position of the tier in [`Scenario::tiers`].
+    pub index: usize,
+    /// Requests per second one unit sustains at full load (roofline).
+    pub unit_throughput_rps: f64,
+    /// Tail latency against offered load at the last year's fleet; empty for analytic plans.
+    pub latency_curve: Vec<LoadPoint>,
+    /// Latency distribution at the last year's fleet as (latency \[s\], quantile); empty for
+    /// analytic plans.
+    pub latency_cdf: Vec<(f64, f64)>,
+    /// One entry per year of the horizon.
+    pub years: Vec<CapacityYear>,
 }
 
 /// Why no fleet size can meet the contract, if a request alone on an idle unit already breaks a
@@ -178,11 +235,27 @@ pub fn hourly_units(
         .collect()
 }
 
+/// The analytic plan of every tier (the whole plan of an `--analytic` run, and the lower bound
+/// of the simulated one).
+pub fn analytic_tiers(scenario: &Scenario) -> Vec<TierPlan> {
+    scenario
+        .tiers
+        .iter()
+        .enumerate()
+        .map(|(index, tier)| TierPlan {
+            index,
+            unit_throughput_rps: tier.plan.unit_throughput_rps(&scenario.workload),
+            years: analytic_plan(scenario, tier),
+            ..TierPlan::default()
+        })
+        .collect()
+}
+
 /// The analytic plan of a tier for every year.
-pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Vec<CapacityYear> {
-    let throughput = plan.unit_throughput_rps(&scenario.workload);
+pub fn analytic_plan(scenario: &Scenario, tier: &Tier) -> Vec<CapacityYear> {
+    let throughput = tier.plan.unit_throughput_rps(&scenario.workload);
     let max_u = scenario.slo.max_utilization.value;
-    let infeasible = infeasibility(scenario, plan);
+    let infeasible = infeasibility(scenario, &tier.plan);
     (1..=scenario.horizon_years)
         .map(|year| {
             let peak = scenario.traffic.peak_rps(year);
@@ -221,7 +294,7 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Ve
             let capacity = units as f64 * throughput;
             let served = mean.min(capacity);
             let requests = if served < mean {
-                served * crate::cost::HOURS_PER_YEAR * 3600.0
+                served * YEAR_HOURS as f64 * 3600.0
             } else {
                 scenario.traffic.requests_per_year(year)
             };

@@ -1,4 +1,5 @@
-//! The command line, as typed (clap derive only; `app` turns it into work).
+//! The command line, as typed (clap derive only; `app` turns it into work). Glue, the last
+//! stage: nothing below `app` sees a clap type.
 
 use std::path::PathBuf;
 
@@ -67,7 +68,7 @@ pub enum Command {
         dir: Option<PathBuf>,
     },
     /// Measure this machine's CPU (GEMM, memory bandwidth) and write a hardware profile.
-    Calibrate(crate::calibrate::CalibrateArgs),
+    Calibrate(CalibrateArgs),
     /// Write a commented starter scenario that runs as written.
     Init {
         /// Where to write it.
@@ -128,4 +129,55 @@ pub enum ReportFormat {
     Png,
     Csv,
     Json,
+}
+
+/// `tco-sim calibrate` options (`app` turns them into [`crate::calibrate::Options`]).
+#[derive(Debug, Args, Clone, Default)]
+pub struct CalibrateArgs {
+    /// Where to write the profile (a temporary file, then renamed over it).
+    #[arg(long, short, value_name = "PATH", default_value = "local.toml")]
+    pub out: PathBuf,
+
+    /// Keep this profile's prices, power, memory size and description (a shipped profile name
+    /// or a path) and replace its performance numbers with the measured ones.
+    #[arg(long, value_name = "PROFILE")]
+    pub base: Option<String>,
+
+    /// A short run (under 10 s): fewer shapes and trials.
+    #[arg(long, conflicts_with = "duration")]
+    pub quick: bool,
+
+    /// Spend about this long on the timed trials (default 24; set-up comes on top).
+    #[arg(long, value_name = "SECONDS")]
+    pub duration: Option<f64>,
+
+    /// Profile name (default: the file stem of --out).
+    #[arg(long)]
+    pub name: Option<String>,
+
+    /// Theoretical memory bandwidth of this machine [GB/s], e.g. channels × MT/s × 8 B; the
+    /// profile's memory efficiency becomes measured triad / this.
+    #[arg(long, value_name = "GB/s")]
+    pub memory_bandwidth_gbps: Option<f64>,
+
+    /// On-prem purchase price of this machine in USD (needed without --base).
+    #[arg(long, value_name = "USD")]
+    pub purchase_usd: Option<f64>,
+
+    /// Cloud on-demand price of this instance in USD per hour (needed without --base, or --purchase-usd).
+    #[arg(long, value_name = "USD")]
+    pub usd_per_hour: Option<f64>,
+
+    /// Idle power of the whole machine in watts (without --base; default: an estimate).
+    #[arg(long, value_name = "W")]
+    pub idle_w: Option<f64>,
+
+    /// Full-load power of the whole machine in watts (without --base; default: an estimate).
+    #[arg(long, value_name = "W")]
+    pub peak_w: Option<f64>,
+
+    /// Test only: tiny shapes that run every kernel through the real path in a debug build.
+    /// The figures are cache-resident and mean nothing.
+    #[arg(long, hide = true)]
+    pub smoke: bool,
 }

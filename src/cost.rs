@@ -25,6 +25,7 @@
 
 use serde::Serialize;
 
+use crate::capacity::FleetYear;
 use crate::hardware::{DeploymentOption, Profile};
 use crate::scenario::CostInputs;
 
@@ -32,33 +33,6 @@ use crate::scenario::CostInputs;
 pub const HOURS_PER_YEAR: f64 = 8760.0;
 /// Days in a year, for hours-per-day break-even.
 pub const DAYS_PER_YEAR: f64 = 365.0;
-
-/// What a tier needs in one year: the output of the capacity plan.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct FleetYear {
-    pub year: u32,
-    /// Units needed at the design peak.
-    pub units: u32,
-    /// Mean utilization of those units over the year, in [0, 1].
-    pub utilization: f64,
-    /// Units needed hour by hour (8,760 values) when the fleet can follow the traffic
-    /// (cloud autoscaling); empty means the full fleet runs all year.
-    #[serde(skip)]
-    pub hourly_units: Vec<u32>,
-    /// Requests served in the year.
-    pub requests: f64,
-}
-
-impl FleetYear {
-    /// Instance-hours an autoscaled fleet runs in the year.
-    pub fn instance_hours(&self) -> f64 {
-        if self.hourly_units.is_empty() {
-            self.units as f64 * HOURS_PER_YEAR
-        } else {
-            self.hourly_units.iter().map(|&u| u as f64).sum()
-        }
-    }
-}
 
 /// One year of one option.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]

@@ -5,6 +5,8 @@ pub mod charts;
 pub mod data;
 pub mod fonts;
 pub mod pdf;
+pub mod profiles;
+pub mod simulate;
 pub mod table;
 
 use std::io::Write;

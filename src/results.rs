@@ -1,16 +1,24 @@
 //! The results of one run: everything the reports show, as one serializable value.
 //!
+//! Stage 7 of the pipeline: [`plan`] sequences a run — the capacity plan of every tier
+//! (analytic or simulated), the cost of every option over it, the break-even table and the
+//! recommendation — and returns [`RunResults`]; it prints and writes nothing.
+//!
 //! `results.json` is this structure (schema version [`SCHEMA_VERSION`]); the terminal table,
 //! the CSV, the charts and the PDF are all rendered from it, so every format shows the same
 //! numbers.
 
+mod note;
+
 use serde::Serialize;
 
-use crate::capacity::{self, CapacityYear};
+pub use note::Note;
+
+use crate::capacity::{self, CapacityYear, LoadPoint, TierPlan};
 use crate::cost::{self, CostLine, ExactBreakEven, OptionCost};
 use crate::hardware::{DeploymentOption, UnitKind};
-use crate::perf;
 use crate::scenario::{InputRecord, Scenario};
+use crate::sim::SimError;
 
 /// Version of the `results.json` layout. Bump it when a field changes meaning or goes away.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -31,7 +39,7 @@ pub struct RunResults {
     /// Every input with its value, source and date.
     pub inputs: Vec<InputRecord>,
     /// Things a reader must know: estimates that decide the answer, under-provisioned fleets…
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -76,16 +84,6 @@ pub struct TierResult {
     pub latency_cdf: Vec<(f64, f64)>,
     /// Units an autoscaled cloud fleet runs in each hour of the last year's peak day.
     pub design_day_units: Vec<u32>,
-}
-
-/// One point of a latency-against-load curve.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct LoadPoint {
-    pub offered_rps: f64,
-    pub utilization: f64,
-    pub p50_s: f64,
-    pub p95_s: f64,
-    pub p99_s: f64,
 }
 
 impl TierResult {
@@ -143,16 +141,58 @@ pub struct Recommendation {
     pub sentence: String,
 }
 
-/// Cost every tier's options over its plan and put the answer together.
-pub fn assemble(
+/// How the fleets of a run are sized.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// The utilization bound only, no simulation (`--analytic`): quick, and a lower bound.
+    Analytic,
+    /// Every candidate fleet simulated on each year's design traffic, `replications` times:
+    /// the answer a planner takes to the meeting.
+    Simulated { replications: u32 },
+}
+
+impl Method {
+    /// How `results.json` and the reports name the method.
+    pub fn label(self, scenario: &Scenario) -> String {
+        match self {
+            Method::Analytic => "analytic (utilization bound)".into(),
+            Method::Simulated { replications } => format!(
+                "simulated ({replications} replications of a {} s design window per fleet size, {})",
+                scenario.simulation.window_s,
+                scenario.simulation.dispatch.description()
+            ),
+        }
+    }
+}
+
+/// Plan and cost a scenario: size every tier's fleet by `method`, cost every option over the
+/// plan and put the answer together. `tick(done, total)` is called as simulated tier-years
+/// finish (from worker threads), for a progress bar; analytic runs never call it.
+///
+/// # Errors
+/// A [`SimError`] when the simulator refuses a fleet (a bug in the capacity plan's fleets, as
+/// validation checks every input it derives them from).
+pub fn plan(
     scenario: &Scenario,
-    tiers: Vec<(TierResultInput, Vec<CapacityYear>)>,
-    capacity_method: &str,
-) -> RunResults {
+    method: Method,
+    tick: &(dyn Fn(usize, usize) + Sync),
+) -> Result<RunResults, SimError> {
+    let tiers = match method {
+        Method::Analytic => capacity::analytic_tiers(scenario),
+        Method::Simulated { replications } => {
+            capacity::search::plan_all(scenario, replications, tick)?
+        }
+    };
+    Ok(assemble(scenario, tiers, &method.label(scenario)))
+}
+
+/// Cost every tier's options over its plan and put the answer together.
+pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str) -> RunResults {
     let mut out_tiers = Vec::new();
     let mut notes = Vec::new();
     let mut same_as_reserved = Vec::new();
-    for (input, capacity) in tiers {
+    for input in tiers {
+        let capacity = input.years;
         let tier = &scenario.tiers[input.index];
         let fleet: Vec<_> = capacity.iter().map(|c| c.fleet.clone()).collect();
         let energy = tier.energy_override.as_ref().map(|c| c.value);
@@ -181,24 +221,22 @@ pub fn assemble(
         };
         drop_hybrids_equal_to_reservations(&tier.name, &mut options, &mut same_as_reserved);
         if let Some(why) = &infeasible {
-            notes.push(format!(
-                "{}: no fleet meets {}: {why}; the tier is not costed",
-                tier.name,
-                scenario.slo.label()
-            ));
+            notes.push(Note::TierNotCosted {
+                tier: tier.name.clone(),
+                slo: scenario.slo.label(),
+                why: why.clone(),
+            });
         }
         let short: Vec<&CapacityYear> = capacity
             .iter()
             .filter(|c| c.stop == capacity::StopReason::UnderProvisioned)
             .collect();
         if let Some(first) = short.first() {
-            let which: Vec<String> = short.iter().map(|c| c.year.to_string()).collect();
-            notes.push(format!(
-                "{}: year {}: the fixed fleet does not meet the contract ({})",
-                tier.name,
-                which.join(", "),
-                first.detail.clone().unwrap_or_default()
-            ));
+            notes.push(Note::FixedFleetShort {
+                tier: tier.name.clone(),
+                years: short.iter().map(|c| c.year).collect(),
+                detail: first.detail.clone().unwrap_or_default(),
+            });
         }
         let design_day_units = capacity
             .last()
@@ -229,36 +267,30 @@ pub fn assemble(
             .iter()
             .filter(|o| o.committed_beyond_horizon_usd > 0.0)
         {
-            notes.push(format!(
-                "{} {}: reservations run past year {}; {} more is owed after the horizon and is not in the totals",
-                t.name,
-                o.option,
-                scenario.horizon_years,
-                usd(o.committed_beyond_horizon_usd)
-            ));
+            notes.push(Note::CommittedBeyondHorizon {
+                tier: t.name.clone(),
+                option: o.option,
+                horizon_years: scenario.horizon_years,
+                owed_usd: o.committed_beyond_horizon_usd,
+            });
         }
     }
     let break_even = break_even_table(scenario, &out_tiers);
     let recommendation = recommend(scenario, &out_tiers);
     let references = compare_references(scenario, &out_tiers, &break_even);
     if !same_as_reserved.is_empty() {
-        notes.push(format!(
-            "shown as their reservation, because their best reserved base is the whole fleet every year: {}",
-            same_as_reserved.join(", ")
-        ));
+        notes.push(Note::HybridsShownAsReservation {
+            options: same_as_reserved,
+        });
     }
-    notes.extend(scenario.traffic.notes().iter().cloned());
-    let estimates: Vec<String> = scenario
+    notes.extend(scenario.traffic.notes().iter().cloned().map(Note::Traffic));
+    let estimates = scenario
         .input_records()
         .iter()
         .filter(|r| r.basis == crate::cite::Basis::Estimate)
-        .map(|r| format!("{}.{}", r.scope, r.field))
-        .collect();
-    if !estimates.is_empty() {
-        notes.push(format!(
-            "{} inputs are estimates, not sourced facts; the assumptions in report.pdf and results.json (basis \"estimate\") mark each one",
-            estimates.len()
-        ));
+        .count();
+    if estimates > 0 {
+        notes.push(Note::Estimates { count: estimates });
     }
     RunResults {
         schema_version: SCHEMA_VERSION,
@@ -328,15 +360,6 @@ fn drop_hybrids_equal_to_reservations(
     options.retain(|o| !duplicates.iter().any(|(h, _)| *h == o.option));
 }
 
-/// What the capacity stage hands over besides the per-year plan.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct TierResultInput {
-    pub index: usize,
-    pub unit_throughput_rps: f64,
-    pub latency_curve: Vec<LoadPoint>,
-    pub latency_cdf: Vec<(f64, f64)>,
-}
-
 /// The 24 values of `series` on the day whose traffic (`rates`, hourly) peaks highest.
 fn peak_day<T: Copy>(series: &[T], rates: &[f64]) -> Vec<T> {
     if series.len() < 24 || rates.len() != series.len() {
@@ -354,31 +377,6 @@ fn peak_day<T: Copy>(series: &[T], rates: &[f64]) -> Vec<T> {
         })
         .unwrap_or(0);
     series[day * 24..day * 24 + 24].to_vec()
-}
-
-/// The analytic plan of every tier (the spine's capacity, and the lower bound of the simulated one).
-pub fn analytic_tiers(
-    scenario: &Scenario,
-) -> Result<Vec<(TierResultInput, Vec<CapacityYear>)>, crate::input::InputError> {
-    scenario
-        .tiers
-        .iter()
-        .enumerate()
-        .map(|(index, tier)| {
-            let plan = perf::plan(
-                &tier.profile,
-                &scenario.workload,
-                tier.precision,
-                &tier.batching,
-            )?;
-            let input = TierResultInput {
-                index,
-                unit_throughput_rps: plan.unit_throughput_rps(&scenario.workload),
-                ..TierResultInput::default()
-            };
-            Ok((input, capacity::analytic_plan(scenario, tier, &plan)))
-        })
-        .collect()
 }
 
 fn break_even_table(scenario: &Scenario, tiers: &[TierResult]) -> Vec<BreakEven> {

@@ -18,7 +18,6 @@ use crate::hardware::{Batching, DeploymentOption, Precision, Profile, ProfileSea
 use crate::input::{InputError, NumberCheck, SourceFile, closest};
 use crate::traffic::TrafficSpec;
 use crate::workload::{self, ClassicModel, GenerativeModel, TokenCount, Workload};
-pub use file::DispatchPolicy;
 use file::{CostsFile, ScenarioFile, SimulationFile, TierFile, WorkloadFile};
 
 /// The latency contract: one percentile, with a bound on end-to-end latency and, for
@@ -68,6 +67,12 @@ pub struct Tier {
     pub batching: Batching,
     /// How often an autoscaled cloud fleet may change size \[hours\].
     pub autoscale_interval_h: u32,
+    /// The service-time plan of this tier's profile, workload, precision and batching, computed
+    /// once here (validation already needs it to check that the model fits) and kept, so the
+    /// capacity plan and the reports never recompute it. Derived, not an input, so not
+    /// serialized.
+    #[serde(skip)]
+    pub plan: crate::perf::ServicePlan,
 }
 
 /// Cost assumptions, each cited (a default's source, or the scenario line that set it).
@@ -93,7 +98,7 @@ pub struct SimulationSettings {
     pub window_s: f64,
     pub warmup_s: f64,
     pub max_units: u32,
-    pub dispatch: DispatchPolicy,
+    pub dispatch: crate::sim::Dispatch,
 }
 
 impl Default for SimulationSettings {
@@ -103,7 +108,7 @@ impl Default for SimulationSettings {
             window_s: 600.0,
             warmup_s: 60.0,
             max_units: 10_000,
-            dispatch: DispatchPolicy::JoinShortestQueue,
+            dispatch: crate::sim::Dispatch::JoinShortestQueue,
         }
     }
 }
@@ -954,7 +959,7 @@ fn validate_tier(
             * 1e-3;
     }
     // The model must fit: check now so the error names the tier, not a later stage.
-    crate::perf::plan(&profile, workload, precision, &batching).map_err(|e| {
+    let plan = crate::perf::plan(&profile, workload, precision, &batching).map_err(|e| {
         src.error(&t.profile, field("profile"), e.message.clone())
             .with_help(e.help.clone().unwrap_or_default())
     })?;
@@ -971,6 +976,7 @@ fn validate_tier(
         energy_override,
         batching,
         autoscale_interval_h,
+        plan,
     })
 }
 

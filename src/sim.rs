@@ -50,6 +50,7 @@
 mod arrivals;
 mod batching;
 mod continuous;
+mod core;
 mod engine;
 mod event;
 mod fast;
@@ -59,7 +60,7 @@ mod slots;
 mod stats;
 mod validate;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::traffic::Request;
 
@@ -233,8 +234,13 @@ pub struct IterationCost {
     pub kv_read_s_per_token: f64,
 }
 
-/// How an arriving request is assigned to a unit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// How an arriving request is assigned to a unit: the load balancer in front of a fleet.
+///
+/// The one dispatch type of the program: a scenario's `simulation.dispatch` deserializes into it
+/// directly (`shared-queue`, `join-shortest-queue`, `round-robin`, `power-of-two`), the capacity
+/// plan passes it on, and the engine keeps only its per-replication state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Dispatch {
     /// One FIFO queue for the whole fleet; whichever unit frees first takes the oldest request.
     SharedQueue,
@@ -245,7 +251,21 @@ pub enum Dispatch {
     /// Two distinct units at random (stream [`crate::rng::streams::DISPATCH`]); the one with fewer
     /// requests in it, ties to the first drawn (Mitzenmacher, "The power of two choices in
     /// randomized load balancing", IEEE TPDS 12(10), 2001).
+    #[serde(rename = "power-of-two")]
     PowerOfTwoChoices,
+}
+
+impl Dispatch {
+    /// How the policy reads in a sentence ("join-shortest-queue balancing"), as the capacity
+    /// method of a simulated plan names it.
+    pub fn description(self) -> &'static str {
+        match self {
+            Dispatch::SharedQueue => "one shared queue",
+            Dispatch::JoinShortestQueue => "join-shortest-queue balancing",
+            Dispatch::RoundRobin => "round-robin balancing",
+            Dispatch::PowerOfTwoChoices => "power-of-two-choices balancing",
+        }
+    }
 }
 
 /// Which implementation plays a run. Both give the same latencies request for request (see

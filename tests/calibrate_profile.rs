@@ -1,11 +1,14 @@
-//! `tco-sim calibrate` end to end through `calibrate::run`: every kernel runs through the real
-//! path (tiny shapes, `smoke`), the written profile loads and validates with the same loader a
-//! scenario uses, and bad input fails before anything is measured.
+//! `tco-sim calibrate` end to end through `app::calibrate` (which builds `calibrate::Options`,
+//! runs `calibrate::run`, writes the profile and prints the summary): every kernel runs through
+//! the real path (tiny shapes, `smoke`), the written profile loads and validates with the same
+//! loader a scenario uses, and bad input fails before anything is measured.
 
 use std::path::Path;
 
-use tco_sim::calibrate::{self, CalibrateArgs};
+use tco_sim::app;
+use tco_sim::calibrate;
 use tco_sim::cite::Basis;
+use tco_sim::cli::CalibrateArgs;
 use tco_sim::hardware::file::ProfileFile;
 use tco_sim::hardware::{Precision, Profile, ProfileSearch, UnitKind};
 use tco_sim::input::{InputError, SourceFile};
@@ -26,7 +29,7 @@ fn calibrating_on_an_altra_base_keeps_prices_and_power_and_measures_the_rest() {
         base: Some("altra-q80-30-1u".into()),
         ..smoke(&out)
     };
-    calibrate::run(&args).unwrap();
+    app::calibrate(&args).unwrap();
 
     // A scenario names the file by path; the loader validates every number and source.
     let p = ProfileSearch::default()
@@ -84,7 +87,7 @@ fn without_a_base_the_profile_carries_the_given_price_and_measured_bandwidth() {
         usd_per_hour: Some(0.096),
         ..smoke(&out)
     };
-    calibrate::run(&args).unwrap();
+    app::calibrate(&args).unwrap();
     let src = SourceFile::read(&out).unwrap();
     let p = Profile::from_source(&src, Some("laptop")).unwrap();
     assert_eq!(
@@ -111,7 +114,7 @@ fn a_missing_base_profile_is_the_loaders_input_error_before_measuring() {
         base: Some("altra-q80-30-1x".into()),
         ..smoke(&out)
     };
-    let e = calibrate::run(&args).unwrap_err();
+    let e = app::calibrate(&args).unwrap_err();
     let input = e.downcast_ref::<InputError>().expect("an InputError");
     assert_eq!(input.message, "unknown hardware profile `altra-q80-30-1x`");
     assert!(
@@ -127,7 +130,7 @@ fn a_missing_base_profile_is_the_loaders_input_error_before_measuring() {
         base: Some(dir.path().join("nope.toml").display().to_string()),
         ..smoke(&out)
     };
-    let e = calibrate::run(&args).unwrap_err();
+    let e = app::calibrate(&args).unwrap_err();
     assert_eq!(
         e.downcast_ref::<InputError>().unwrap().message,
         "no such file"
@@ -138,7 +141,7 @@ fn a_missing_base_profile_is_the_loaders_input_error_before_measuring() {
 fn no_price_is_refused_before_measuring() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x.toml");
-    let e = calibrate::run(&smoke(&out)).unwrap_err();
+    let e = app::calibrate(&smoke(&out)).unwrap_err();
     assert!(e.to_string().contains("a profile needs a price"), "{e}");
     assert!(!out.exists());
 }
@@ -207,7 +210,7 @@ fn quick_calibration_of_this_machine_validates_and_a_scenario_runs_on_it() {
         usd_per_hour: Some(0.1),
         ..CalibrateArgs::default()
     };
-    calibrate::run(&args).unwrap();
+    app::calibrate(&args).unwrap();
     let p = Profile::from_source(&SourceFile::read(&out).unwrap(), Some("here")).unwrap();
     assert!(p.efficiency_compute.value > 0.0);
     let scenario = dir.path().join("s.toml");
@@ -236,7 +239,8 @@ replications = 2
     .unwrap();
     let s = tco_sim::scenario::Scenario::load(&scenario).unwrap();
     assert_eq!(s.tiers[0].profile.name, "here");
-    let r = tco_sim::app::plan_simulated(&s, false).unwrap();
+    let method = tco_sim::results::Method::Simulated { replications: 2 };
+    let r = tco_sim::results::plan(&s, method, &|_, _| {}).unwrap();
     assert!(r.tiers[0].meets_slo(), "{:?}", r.notes);
     assert!(r.tiers[0].options[0].total_usd > 0.0);
 }

@@ -5,10 +5,11 @@
 use std::path::Path;
 
 use proptest::prelude::*;
+use tco_sim::capacity::FleetYear;
 use tco_sim::capacity::StopReason;
 use tco_sim::capacity::search::{self, TierContext};
 use tco_sim::cite::{Basis, Cited, Source};
-use tco_sim::cost::{FleetYear, option_cost};
+use tco_sim::cost::option_cost;
 use tco_sim::hardware::{DeploymentOption, Precision, Profile, ProfileSearch};
 use tco_sim::input::SourceFile;
 use tco_sim::perf::{self, ServicePlan};
@@ -47,23 +48,12 @@ replications = 2
 }
 
 fn context(s: &Scenario) -> TierContext<'_> {
-    let tier = &s.tiers[0];
-    let plan = perf::plan(&tier.profile, &s.workload, tier.precision, &tier.batching).unwrap();
-    TierContext {
-        scenario: s,
-        tier,
-        tier_index: 0,
-        server: search::server_model(&plan),
-        unit_throughput_rps: plan.unit_throughput_rps(&s.workload),
-        plan,
-        replications: s.simulation.replications,
-        dispatch: search::dispatch(s.simulation.dispatch),
-    }
+    TierContext::new(s, 0, s.simulation.replications)
 }
 
 fn planned_units(s: &Scenario) -> Vec<u32> {
     let tiers = search::plan_all(s, s.simulation.replications, &|_, _| {}).unwrap();
-    tiers[0].1.iter().map(|c| c.units).collect()
+    tiers[0].years.iter().map(|c| c.units).collect()
 }
 
 #[test]
@@ -148,7 +138,7 @@ fn a_looser_slo_never_needs_more_units() {
 fn the_plan_meets_the_slo_when_resimulated_with_fresh_seeds() {
     let s = scenario(1500.0, 60.0, "aws-c7i.8xlarge");
     let plan = search::plan_all(&s, s.simulation.replications, &|_, _| {}).unwrap();
-    for c in &plan[0].1 {
+    for c in &plan[0].years {
         assert_eq!(c.stop, StopReason::Met);
         for seed in [101, 202, 303] {
             let mut fresh = s.clone();
@@ -175,7 +165,7 @@ fn the_search_stops_with_a_reason() {
     let plan = search::plan_all(&s, 2, &|_, _| {}).unwrap();
     assert!(
         plan[0]
-            .1
+            .years
             .iter()
             .all(|c| c.stop == StopReason::Infeasible && c.detail.is_some())
     );
@@ -185,7 +175,7 @@ fn the_search_stops_with_a_reason() {
     let plan = search::plan_all(&capped, 2, &|_, _| {}).unwrap();
     assert!(
         plan[0]
-            .1
+            .years
             .iter()
             .any(|c| matches!(c.stop, StopReason::CapacityCap | StopReason::Unstable))
     );
@@ -298,7 +288,7 @@ replications = 2
     let s = Scenario::from_source(&SourceFile::from_text("chat.toml", text)).unwrap();
     assert_eq!(s.slo.label(), "p95 TTFT ≤ 2000 ms, TPOT ≤ 80 ms");
     let plan = search::plan_all(&s, 2, &|_, _| {}).unwrap();
-    let c = &plan[0].1[0];
+    let c = &plan[0].years[0];
     assert_eq!(c.stop, StopReason::Met);
     let l = c.latency.as_ref().unwrap();
     assert!(

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use tco_sim::cost::ExactBreakEven;
 use tco_sim::hardware::DeploymentOption;
-use tco_sim::results::RunResults;
+use tco_sim::results::{Note, RunResults};
 use tco_sim::scenario::Scenario;
 
 fn run(file: &str) -> RunResults {
@@ -13,7 +13,7 @@ fn run(file: &str) -> RunResults {
         .join("scenarios")
         .join(file);
     let scenario = Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    tco_sim::app::plan(&scenario).unwrap()
+    tco_sim::results::plan(&scenario, tco_sim::results::Method::Analytic, &|_, _| {}).unwrap()
 }
 
 fn total(r: &RunResults, option: DeploymentOption) -> f64 {
@@ -81,7 +81,13 @@ fn the_three_year_reservation_past_the_horizon_is_reported() {
         .find(|o| o.option == DeploymentOption::Reserved3y)
         .unwrap();
     assert!((o.committed_beyond_horizon_usd - 53.94548 * 8760.0).abs() < 0.01);
-    assert!(r.notes.iter().any(|n| n.contains("owed after the horizon")));
+    assert!(r.notes.iter().any(|n| matches!(
+        n,
+        Note::CommittedBeyondHorizon {
+            option: DeploymentOption::Reserved3y,
+            ..
+        }
+    ) && n.to_string().contains("owed after the horizon")));
 }
 
 #[test]

@@ -15,11 +15,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rand::RngExt;
 use rand_distr::{Distribution, LogNormal};
 use rayon::prelude::*;
+use serde::Serialize;
 
-use super::{CapacityYear, LatencyAtPlan, StopReason, hourly_units, units_for};
-use crate::cost::FleetYear;
+use super::{
+    CapacityYear, FleetYear, LatencyAtPlan, LoadPoint, StopReason, TierPlan, hourly_units,
+    units_for,
+};
 use crate::perf::ServicePlan;
-use crate::results::{LoadPoint, TierResultInput};
 use crate::rng;
 use crate::scenario::{Scenario, Tier};
 use crate::sim::{
@@ -59,27 +61,36 @@ pub fn server_model(plan: &ServicePlan) -> ServerModel {
     }
 }
 
-/// The simulator's dispatcher for the scenario's load-balancing policy.
-pub fn dispatch(p: crate::scenario::DispatchPolicy) -> Dispatch {
-    use crate::scenario::DispatchPolicy as P;
-    match p {
-        P::SharedQueue => Dispatch::SharedQueue,
-        P::JoinShortestQueue => Dispatch::JoinShortestQueue,
-        P::RoundRobin => Dispatch::RoundRobin,
-        P::PowerOfTwo => Dispatch::PowerOfTwoChoices,
-    }
-}
-
 /// Everything needed to simulate one tier, decided once.
 pub struct TierContext<'a> {
     pub scenario: &'a Scenario,
     pub tier: &'a Tier,
     pub tier_index: usize,
-    pub plan: ServicePlan,
     pub server: ServerModel,
     pub unit_throughput_rps: f64,
     pub replications: u32,
     pub dispatch: Dispatch,
+}
+
+impl<'a> TierContext<'a> {
+    /// The context of tier `tier_index` of `scenario`, simulated with `replications`
+    /// replications per fleet size and the scenario's dispatch policy. The one constructor:
+    /// the server model and throughput come from the service plan kept on the validated tier.
+    ///
+    /// # Panics
+    /// If `tier_index` is not a tier of `scenario`.
+    pub fn new(scenario: &'a Scenario, tier_index: usize, replications: u32) -> Self {
+        let tier = &scenario.tiers[tier_index];
+        TierContext {
+            scenario,
+            tier,
+            tier_index,
+            server: server_model(&tier.plan),
+            unit_throughput_rps: tier.plan.unit_throughput_rps(&scenario.workload),
+            replications,
+            dispatch: scenario.simulation.dispatch,
+        }
+    }
 }
 
 /// One fleet size, simulated on one year's design traffic.
@@ -339,30 +350,10 @@ pub fn plan_all(
     scenario: &Scenario,
     replications: u32,
     tick: &(dyn Fn(usize, usize) + Sync),
-) -> Result<Vec<(TierResultInput, Vec<CapacityYear>)>, anyhow::Error> {
-    let contexts: Vec<TierContext<'_>> = scenario
-        .tiers
-        .iter()
-        .enumerate()
-        .map(|(i, tier)| {
-            let plan = crate::perf::plan(
-                &tier.profile,
-                &scenario.workload,
-                tier.precision,
-                &tier.batching,
-            )?;
-            Ok(TierContext {
-                scenario,
-                tier,
-                tier_index: i,
-                server: server_model(&plan),
-                unit_throughput_rps: plan.unit_throughput_rps(&scenario.workload),
-                plan,
-                replications,
-                dispatch: dispatch(scenario.simulation.dispatch),
-            })
-        })
-        .collect::<Result<_, crate::input::InputError>>()?;
+) -> Result<Vec<TierPlan>, SimError> {
+    let contexts: Vec<TierContext<'_>> = (0..scenario.tiers.len())
+        .map(|i| TierContext::new(scenario, i, replications))
+        .collect();
     let jobs: Vec<(usize, u32)> = (0..contexts.len())
         .flat_map(|t| (1..=scenario.horizon_years).map(move |y| (t, y)))
         .collect();
@@ -395,15 +386,13 @@ pub fn plan_all(
             .and_then(|c| c.latency.as_ref())
             .map(|l| l.cdf.clone())
             .unwrap_or_default();
-        out.push((
-            TierResultInput {
-                index: ctx.tier_index,
-                unit_throughput_rps: ctx.unit_throughput_rps,
-                latency_curve: curve,
-                latency_cdf: cdf,
-            },
-            plan,
-        ));
+        out.push(TierPlan {
+            index: ctx.tier_index,
+            unit_throughput_rps: ctx.unit_throughput_rps,
+            latency_curve: curve,
+            latency_cdf: cdf,
+            years: plan,
+        });
     }
     Ok(out)
 }
@@ -419,7 +408,7 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
         .mean_rps;
     let analytic = units_for(design, ctx.unit_throughput_rps, max_u).max(1);
     let mean = s.traffic.mean_rps(year);
-    let infeasible = super::infeasibility(s, &ctx.plan);
+    let infeasible = super::infeasibility(s, &ctx.tier.plan);
     if let (Some(why), None) = (&infeasible, ctx.tier.fixed_units) {
         return Ok(CapacityYear {
             year,
@@ -530,5 +519,91 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
             hourly_units: hourly,
             requests: s.traffic.requests_per_year(year),
         },
+    })
+}
+
+/// One fleet size of one tier, simulated on one year's design traffic (a row of
+/// `tco-sim simulate`).
+#[derive(Debug, Clone, Serialize)]
+pub struct SizeRun {
+    pub tier: String,
+    pub units: u32,
+    pub year: u32,
+    pub design_rps: f64,
+    pub meets_slo: bool,
+    pub report: SimReport,
+}
+
+/// Every tier simulated over a range of fleet sizes on one year's design traffic.
+#[derive(Debug, Clone)]
+pub struct SizeSweep {
+    pub year: u32,
+    /// Mean rate of the year's design window \[req/s\].
+    pub design_rps: f64,
+    /// In tier order, then size order.
+    pub runs: Vec<SizeRun>,
+    /// Tiers not simulated because no fleet size can meet the contract, with the reason.
+    pub skipped: Vec<String>,
+}
+
+/// Simulate each tier of `scenario` at the fleet sizes `units` (default: six sizes from the
+/// smallest fleet that can carry the design traffic at all) on the design traffic of `year`.
+/// Sizes run in parallel; `tick(done, total)` is called as each finishes.
+pub fn sweep_sizes(
+    scenario: &Scenario,
+    year: u32,
+    units: &[u32],
+    tick: &(dyn Fn(usize, usize) + Sync),
+) -> Result<SizeSweep, SimError> {
+    let s = scenario;
+    let design = s
+        .traffic
+        .design_window(year, s.simulation.window_s)
+        .mean_rps;
+    // Every (tier, size) to simulate, decided before any work so the bar knows its length.
+    let mut jobs: Vec<(usize, u32)> = Vec::new();
+    let mut contexts = Vec::new();
+    let mut skipped = Vec::new();
+    for (i, tier) in s.tiers.iter().enumerate() {
+        if let Some(why) = super::infeasibility(s, &tier.plan) {
+            skipped.push(format!(
+                "{}: no fleet size meets {}: {why}",
+                tier.name,
+                s.slo.label()
+            ));
+            continue;
+        }
+        let ctx = TierContext::new(s, i, s.simulation.replications);
+        let sizes: Vec<u32> = if units.is_empty() {
+            let first = units_for(design, ctx.unit_throughput_rps, 1.0).max(1);
+            (first..first + 6).collect()
+        } else {
+            units.iter().copied().filter(|&u| u > 0).collect()
+        };
+        jobs.extend(sizes.iter().map(|&u| (contexts.len(), u)));
+        contexts.push(ctx);
+    }
+    let done = AtomicUsize::new(0);
+    let runs = jobs
+        .par_iter()
+        .map(|&(c, units)| {
+            let ctx = &contexts[c];
+            let e = evaluate(ctx, year, units)?;
+            tick(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
+            Ok(SizeRun {
+                tier: ctx.tier.name.clone(),
+                units,
+                year,
+                design_rps: design,
+                meets_slo: e.meets(&s.slo),
+                report: e.report,
+            })
+        })
+        .collect::<Result<_, SimError>>()?;
+    Ok(SizeSweep {
+        year,
+        design_rps: design,
+        runs,
+        skipped,
     })
 }

@@ -200,22 +200,8 @@ pub struct SimulationFile {
     /// Upper bound on units tried per tier and year.
     #[serde(default)]
     pub max_units: Option<Spanned<i64>>,
-    /// How the load balancer assigns requests to units.
+    /// How the load balancer assigns requests to units (the simulator's own enum, spelled in
+    /// kebab-case).
     #[serde(default)]
-    pub dispatch: Option<DispatchPolicy>,
-}
-
-/// The load balancer in front of a fleet.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum DispatchPolicy {
-    /// One queue for the whole fleet (an idealised balancer; the best case).
-    SharedQueue,
-    /// The unit with the fewest requests in it (least outstanding requests).
-    #[default]
-    JoinShortestQueue,
-    /// Units in turn.
-    RoundRobin,
-    /// The less loaded of two units drawn at random.
-    PowerOfTwo,
+    pub dispatch: Option<crate::sim::Dispatch>,
 }

@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 
-use super::engine::{Core, Model};
+use super::core::{Core, Model};
 use super::event::{generation_bits, pack};
 use super::service::to_ns;
 use super::{FleetSpec, ServerModel};

@@ -13,7 +13,7 @@
 
 use std::collections::VecDeque;
 
-use super::engine::{Core, Model};
+use super::core::{Core, Model};
 use super::event::pack;
 use super::service::to_ns;
 use super::{FleetSpec, IterationCost, ServerModel};

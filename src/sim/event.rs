@@ -1,4 +1,4 @@
-//! The future-event list: a 4-ary min-heap ordered by (time, insertion sequence).
+//! The future-event list: a binary min-heap ordered by (time, insertion sequence).
 //!
 //! Time is integer nanoseconds so that two events never compare equal by floating-point accident;
 //! the insertion sequence breaks exact ties first-in-first-out, which makes every run reproducible

@@ -22,7 +22,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
-use super::engine::{Core, Model};
+use super::core::{Core, Model};
 use super::event::{generation_bits, pack};
 use super::service::{NS_PER_S, round_ns};
 use super::{FleetSpec, ServerModel};

@@ -5,7 +5,7 @@
 
 use std::collections::VecDeque;
 
-use super::engine::{Core, Model};
+use super::core::{Core, Model};
 use super::event::pack;
 use super::service::ServiceSampler;
 use super::{FleetSpec, ServerModel};

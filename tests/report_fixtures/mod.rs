@@ -6,10 +6,10 @@
 
 use std::path::{Path, PathBuf};
 
-use tco_sim::capacity::{CapacityYear, LatencyAtPlan, StopReason};
-use tco_sim::cost::{FleetYear, OptionCost, YearCost};
+use tco_sim::capacity::{CapacityYear, FleetYear, LatencyAtPlan, LoadPoint, StopReason};
+use tco_sim::cost::{OptionCost, YearCost};
 use tco_sim::hardware::{DeploymentOption, UnitKind};
-use tco_sim::results::{LoadPoint, RunResults, ScenarioSummary, TierResult};
+use tco_sim::results::{Method, RunResults, ScenarioSummary, TierResult};
 use tco_sim::scenario::Scenario;
 
 pub fn repo(p: &str) -> PathBuf {
@@ -19,14 +19,14 @@ pub fn repo(p: &str) -> PathBuf {
 /// A shipped scenario, planned as `tco-sim` plans it.
 pub fn shipped(name: &str) -> RunResults {
     let s = Scenario::load(&repo(&format!("scenarios/{name}.toml"))).expect("scenario loads");
-    tco_sim::app::plan(&s).expect("scenario plans")
+    tco_sim::results::plan(&s, Method::Analytic, &|_, _| {}).expect("scenario plans")
 }
 
 /// A scenario from TOML text.
 pub fn from_toml(text: &str) -> RunResults {
     let src = tco_sim::input::SourceFile::from_text("test.toml", text);
     let s = Scenario::from_source(&src).expect("scenario is valid");
-    tco_sim::app::plan(&s).expect("scenario plans")
+    tco_sim::results::plan(&s, Method::Analytic, &|_, _| {}).expect("scenario plans")
 }
 
 /// Two tiers, one on-prem and one cloud with autoscaling, growing traffic.

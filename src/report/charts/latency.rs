@@ -5,7 +5,8 @@
 use super::draw::{self, Axis, Head, LegendEntry, Marker, Swatch};
 use super::line::{self, AxisSpec, Line, LineChart, Rule};
 use super::{Built, ChartError, Context, Drawn, Skipped, draw_error, percentile_label};
-use crate::results::{LoadPoint, TierResult};
+use crate::capacity::LoadPoint;
+use crate::results::TierResult;
 
 fn no_latency(ctx: &Context<'_>, name: &str, what: &str) -> Skipped {
     Skipped {

@@ -473,7 +473,7 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     if !r.notes.is_empty() {
         l.heading("Notes", 2, 30.0);
         for n in &r.notes {
-            l.bullet(n, BODY);
+            l.bullet(&n.to_string(), BODY);
         }
     }
 }

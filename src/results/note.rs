@@ -1,0 +1,143 @@
+//! Typed notes of a run: things a reader must know beside the numbers, each variant carrying
+//! its data and its remedy (after hyperfine's `src/output/warnings.rs`).
+//!
+//! `results` builds them while assembling a run; `report` prints them through [`Display`], and
+//! `results.json` holds the same sentence (a note serializes as its `Display` text), so the
+//! terminal, the PDF and the JSON say the same thing and a test or a report can still match on
+//! the variant.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use crate::hardware::DeploymentOption;
+
+/// One note of a run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// No fleet size of the tier meets the contract (infeasible at any size, capped by
+    /// `simulation.max_units`, or unstable), so the tier is not costed.
+    TierNotCosted {
+        tier: String,
+        /// The contract, as [`crate::scenario::Slo::label`] writes it.
+        slo: String,
+        /// Why, in numbers, from the capacity plan.
+        why: String,
+    },
+    /// A fleet size fixed by the scenario is too small in some years.
+    FixedFleetShort {
+        tier: String,
+        years: Vec<u32>,
+        /// What the first short year's fleet gives, from the capacity plan.
+        detail: String,
+    },
+    /// Reservations bought inside the horizon run past its end: owed, but not in the totals.
+    CommittedBeyondHorizon {
+        tier: String,
+        option: DeploymentOption,
+        horizon_years: u32,
+        /// Owed after the horizon \[USD\].
+        owed_usd: f64,
+    },
+    /// Hybrids whose best reserved base is the whole fleet every year are the reservation
+    /// itself, so only the reservation is shown ("tier option" each).
+    HybridsShownAsReservation { options: Vec<String> },
+    /// A note of the traffic stage (how a trace or series was read), passed on as written.
+    Traffic(String),
+    /// Inputs whose basis is "estimate" rather than a sourced fact.
+    Estimates { count: usize },
+}
+
+impl Note {
+    /// What the reader can do about it, when there is something to do.
+    pub fn remedy(&self) -> Option<&'static str> {
+        match self {
+            Note::TierNotCosted { .. } => Some(
+                "relax the contract, give the tier a faster profile or precision, or raise simulation.max_units if the search stopped there",
+            ),
+            Note::FixedFleetShort { .. } => {
+                Some("raise the tier's `units`, or remove it so the plan sizes the fleet")
+            }
+            Note::CommittedBeyondHorizon { .. } => Some(
+                "lengthen horizon_years to cover the last commitment, or compare the shorter reservation",
+            ),
+            Note::HybridsShownAsReservation { .. } | Note::Traffic(_) => None,
+            Note::Estimates { .. } => Some(
+                "replace the estimates with your own quotes in [costs] and the profiles, each with its source",
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::TierNotCosted { tier, slo, why } => {
+                write!(
+                    f,
+                    "{tier}: no fleet meets {slo}: {why}; the tier is not costed"
+                )
+            }
+            Note::FixedFleetShort {
+                tier,
+                years,
+                detail,
+            } => {
+                let years: Vec<String> = years.iter().map(u32::to_string).collect();
+                write!(
+                    f,
+                    "{tier}: year {}: the fixed fleet does not meet the contract ({detail})",
+                    years.join(", ")
+                )
+            }
+            Note::CommittedBeyondHorizon {
+                tier,
+                option,
+                horizon_years,
+                owed_usd,
+            } => write!(
+                f,
+                "{tier} {option}: reservations run past year {horizon_years}; {} more is owed after the horizon and is not in the totals",
+                super::usd(*owed_usd)
+            ),
+            Note::HybridsShownAsReservation { options } => write!(
+                f,
+                "shown as their reservation, because their best reserved base is the whole fleet every year: {}",
+                options.join(", ")
+            ),
+            Note::Traffic(text) => f.write_str(text),
+            Note::Estimates { count } => write!(
+                f,
+                "{count} inputs are estimates, not sourced facts; the assumptions in report.pdf and results.json (basis \"estimate\") mark each one"
+            ),
+        }
+    }
+}
+
+/// A note is its sentence in `results.json` (schema 1 has a list of strings).
+impl Serialize for Note {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_read_and_serialize_as_their_sentence() {
+        let n = Note::FixedFleetShort {
+            tier: "gpu".into(),
+            years: vec![4, 5],
+            detail: "3 units give p99 = 250 ms".into(),
+        };
+        let text = "gpu: year 4, 5: the fixed fleet does not meet the contract (3 units give p99 = 250 ms)";
+        assert_eq!(n.to_string(), text);
+        assert_eq!(serde_json::to_string(&n).unwrap(), format!("\"{text}\""));
+        assert!(n.remedy().unwrap().contains("units"));
+        let e = Note::Estimates { count: 3 };
+        assert!(e.to_string().starts_with("3 inputs are estimates"));
+        assert_eq!(Note::Traffic("as read".into()).remedy(), None);
+    }
+}
