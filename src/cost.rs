@@ -1,6 +1,7 @@
 //! The cost model: what each deployment option of a tier costs, year by year, nominal and
 //! discounted, and where on-prem breaks even against the cloud. Pure functions of the capacity
-//! plan, the profile's prices and the scenario's cost assumptions.
+//! plan, the profile's prices and the scenario's cost assumptions. Stage 6: it reads the
+//! capacity plan's [`FleetYear`]s and hands [`OptionCost`]s to `results`.
 //!
 //! Formulas (all yearly, year y = 1..=H; symbols as in `DESIGN.md`, Cost model):
 //!

@@ -1,13 +1,27 @@
 //! tco-sim: where to serve an ML model and what it will cost.
 //!
-//! The modules follow the data flow of `DESIGN.md`; a stage uses earlier stages, never later ones:
+//! The modules follow the data flow of `DESIGN.md` in stages; a stage uses its own and earlier
+//! stages, never later ones (`tests/architecture.rs` checks every `crate::` path against this
+//! order):
 //!
 //! ```text
-//! input, cite, rng ─► hardware, workload ─► scenario ─► traffic ─► perf ─► sim ─► capacity ─► cost ─► report
-//!                                                                  calibrate ─► hardware profile
+//! 0 foundation   input, cite, rng, format, units, output   parsing help, citations, random streams,
+//!                                                          formatters, constants, the file writer
+//! 1 domain       hardware, workload, traffic               profiles, what a request costs, arrivals
+//! 2 models       perf, sim, calibrate                      service-time plan, discrete events,
+//!                                                          measuring this machine
+//! 3 cost inputs  cost::inputs                              the declaration of every cost assumption
+//! 4 scenario     scenario                                  the validated question (with each tier's
+//!                                                          service plan)
+//! 5 capacity     capacity                                  units per tier and year meeting the SLO
+//! 6 cost         cost                                      what each option costs, break-even
+//! 7 results      results                                   a run assembled: plan → cost → recommendation
+//! 8 report       report                                    terminal tables, JSON/CSV, charts, PDF
+//! 9 glue         cli, app                                  the command line; `app` sequences the
+//!                                                          pipeline and writes files
 //! ```
 //!
-//! `app` glues them into the subcommands; only `app` and `report` print or write files.
+//! Only `app` and `report` print or write files; every other stage returns plain data.
 
 pub mod app;
 pub mod calibrate;

@@ -9,6 +9,10 @@
 //! exceeds the bound). Latency falls as units are added (DESIGN.md, Capacity plan), which is
 //! what makes bisection valid; every size tried keeps the same random numbers (common random
 //! numbers), so the comparison between sizes is not blurred by sampling noise.
+//!
+//! Every tier is simulated through one [`TierContext`], built by [`TierContext::new`] from the
+//! service plan kept on the validated tier. [`plan_all`] is the simulated plan of `tco-sim run`;
+//! [`sweep_sizes`] is `tco-sim simulate` (fixed fleet sizes, no search).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
