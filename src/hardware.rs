@@ -8,6 +8,7 @@
 //! written by `tco-sim calibrate` is used.
 
 pub mod file;
+pub mod numbers;
 
 use std::collections::BTreeMap;
 use std::fmt;
