@@ -3,9 +3,12 @@
 //! assumptions (each with a cited default).
 //!
 //! `scenario.toml` is read into the raw mirror of [`self::file`], then validated once into
-//! [`Scenario`]; everything downstream sees only validated values.
+//! [`Scenario`]; everything downstream sees only validated values. The workload's validation is
+//! in `scenario/workload.rs`, the traffic's in [`crate::traffic::file`]; the cost assumptions are
+//! checked against their declarations in [`crate::cost::inputs`], which also give their defaults.
 
 pub mod file;
+mod workload;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -18,9 +21,9 @@ use crate::cost::inputs::{self, CostInputs};
 use crate::hardware::{Batching, DeploymentOption, Precision, Profile, ProfileSearch};
 use crate::input::{InputError, NumberCheck, SourceFile, closest};
 use crate::traffic::TrafficSpec;
-use crate::workload::{self, ClassicModel, GenerativeModel, TokenCount, Workload};
+use crate::workload::Workload;
 pub use file::DispatchPolicy;
-use file::{CostsFile, ScenarioFile, SimulationFile, TierFile, WorkloadFile};
+use file::{CostsFile, ScenarioFile, SimulationFile, TierFile};
 
 /// The latency contract: one percentile, with a bound on end-to-end latency and, for
 /// generative models, on time to first token and time per output token. At least one bound.
@@ -221,7 +224,7 @@ fn validate(src: &SourceFile, f: ScenarioFile) -> Result<Scenario, InputError> {
         }
         None => 1,
     };
-    let workload = validate_workload(src, &f.workload)?;
+    let workload = workload::validate(src, &f.workload)?;
     let traffic = crate::traffic::file::validate(src, &f.traffic, &base)?;
     let slo = validate_slo(src, &f.slo, matches!(workload, Workload::Generative { .. }))?;
 
@@ -392,183 +395,6 @@ fn user_cited(src: &SourceFile, v: &Spanned<f64>, value: f64, citation: Option<&
         },
         None => Cited::user(value, format!("{}:{line}", src.name)),
     }
-}
-
-fn validate_workload(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, InputError> {
-    let precision = *w.precision.get_ref();
-    let num = |v: &Option<Spanned<f64>>, field: &str| -> Result<Option<Cited>, InputError> {
-        v.as_ref()
-            .map(|s| {
-                let x = NumberCheck { source: src, field }.positive(s, "a number > 0")?;
-                Ok(user_cited(src, s, x, w.source.as_ref()))
-            })
-            .transpose()
-    };
-    let generative_keys = [&w.layers, &w.hidden_size, &w.kv_heads, &w.head_dim];
-    let is_generative_custom = generative_keys.iter().any(|k| k.is_some());
-    if let Some(preset) = &w.preset {
-        let p = preset.get_ref().as_str();
-        if let Some(model) = workload::classic_preset(p) {
-            reject_extra(src, w, false)?;
-            return Ok(Workload::Classic { model, precision });
-        }
-        if let Some(model) = workload::generative_preset(p) {
-            reject_extra(src, w, true)?;
-            return generative(src, w, model, precision);
-        }
-        let all: Vec<&str> = workload::CLASSIC_PRESETS
-            .iter()
-            .chain(workload::GENERATIVE_PRESETS.iter())
-            .copied()
-            .collect();
-        let help = match closest(p, &all) {
-            Some(b) => format!("did you mean `{b}`? presets: {}", all.join(", ")),
-            None => format!(
-                "presets: {}; or omit `preset` and give the model's numbers",
-                all.join(", ")
-            ),
-        };
-        return Err(src
-            .error(
-                preset,
-                "workload.preset",
-                format!("unknown workload preset `{p}`"),
-            )
-            .with_help(help));
-    }
-    let name = w.name.clone().unwrap_or_else(|| "custom model".into());
-    if is_generative_custom {
-        let need = |v: &Option<Spanned<f64>>, field: &str| -> Result<Cited, InputError> {
-            num(v, field)?.ok_or_else(|| {
-                src.error_at(None, field, "missing for a custom generative model")
-                    .with_help("a generative model needs parameters, layers, hidden_size, kv_heads and head_dim")
-            })
-        };
-        let model = GenerativeModel {
-            name,
-            parameters: need(&w.parameters, "workload.parameters")?,
-            layers: need(&w.layers, "workload.layers")?,
-            hidden_size: need(&w.hidden_size, "workload.hidden_size")?,
-            kv_heads: need(&w.kv_heads, "workload.kv_heads")?,
-            head_dim: need(&w.head_dim, "workload.head_dim")?,
-        };
-        return generative(src, w, model, precision);
-    }
-    let need = |v: &Option<Spanned<f64>>, field: &str| -> Result<Cited, InputError> {
-        num(v, field)?.ok_or_else(|| {
-            src.error_at(None, field, "missing for a custom model")
-                .with_help(format!(
-                    "give `preset` (one of {}) or flops_per_item, parameters and activation_elements_per_item",
-                    workload::CLASSIC_PRESETS.join(", ")
-                ))
-        })
-    };
-    let model = ClassicModel {
-        name,
-        flops_per_item: need(&w.flops_per_item, "workload.flops_per_item")?,
-        parameters: need(&w.parameters, "workload.parameters")?,
-        activation_elements_per_item: need(
-            &w.activation_elements_per_item,
-            "workload.activation_elements_per_item",
-        )?,
-    };
-    Ok(Workload::Classic { model, precision })
-}
-
-/// A preset fixes the model's numbers; giving them too is a contradiction, not an override.
-fn reject_extra(src: &SourceFile, w: &WorkloadFile, generative: bool) -> Result<(), InputError> {
-    let model_keys = [
-        ("flops_per_item", &w.flops_per_item),
-        ("parameters", &w.parameters),
-        (
-            "activation_elements_per_item",
-            &w.activation_elements_per_item,
-        ),
-        ("layers", &w.layers),
-        ("hidden_size", &w.hidden_size),
-        ("kv_heads", &w.kv_heads),
-        ("head_dim", &w.head_dim),
-    ];
-    for (k, v) in model_keys {
-        if let Some(v) = v {
-            return Err(src
-                .error(
-                    v,
-                    format!("workload.{k}"),
-                    "a preset already fixes this number",
-                )
-                .with_help("remove `preset` to describe a custom model, or remove this key"));
-        }
-    }
-    if !generative {
-        for (k, v) in [
-            ("prompt_tokens", &w.prompt_tokens),
-            ("output_tokens", &w.output_tokens),
-        ] {
-            if let Some(v) = v {
-                return Err(src
-                    .error(
-                        v,
-                        format!("workload.{k}"),
-                        "token counts apply only to generative models",
-                    )
-                    .with_help(format!(
-                        "`{k}` is for llama-3-8b, llama-2-70b or a custom generative model"
-                    )));
-            }
-        }
-    }
-    Ok(())
-}
-
-fn generative(
-    src: &SourceFile,
-    w: &WorkloadFile,
-    model: GenerativeModel,
-    precision: Precision,
-) -> Result<Workload, InputError> {
-    let tokens = |v: &Option<Spanned<f64>>, field: &str, default: f64| -> Result<f64, InputError> {
-        match v {
-            Some(s) => NumberCheck { source: src, field }.range(
-                s,
-                Some(1.0),
-                false,
-                Some(1e6),
-                "tokens from 1 to 1,000,000",
-            ),
-            None => Ok(default),
-        }
-    };
-    let prompt = tokens(&w.prompt_tokens, "workload.prompt_tokens", 1024.0)?;
-    let output = tokens(&w.output_tokens, "workload.output_tokens", 256.0)?;
-    let cv = match &w.token_cv {
-        Some(s) => NumberCheck {
-            source: src,
-            field: "workload.token_cv",
-        }
-        .range(s, Some(0.0), false, Some(10.0), "0 (fixed) up to 10")?,
-        None => 0.0,
-    };
-    let max = match &w.max_tokens {
-        Some(m) => whole(src, m, "workload.max_tokens", 1, 1_000_000)?,
-        None => 32_768,
-    };
-    let count = |mean: f64| {
-        if cv == 0.0 {
-            TokenCount::Fixed {
-                tokens: mean.round() as u32,
-            }
-        } else {
-            TokenCount::LogNormal { mean, cv, max }
-        }
-    };
-    Ok(Workload::Generative {
-        model,
-        precision,
-        prompt_tokens: count(prompt),
-        output_tokens: count(output),
-        tokens_from_trace: w.tokens_from_trace.unwrap_or(true),
-    })
 }
 
 fn validate_slo(src: &SourceFile, s: &file::SloFile, generative: bool) -> Result<Slo, InputError> {
@@ -889,4 +715,69 @@ pub fn default_out_dir(scenario_path: &Path) -> PathBuf {
         .and_then(|s| s.to_str())
         .unwrap_or("scenario");
     Path::new("reports").join(stem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "name = \"t\"\n[workload]\npreset = \"resnet-50\"\nprecision = \"int8\"\n[traffic]\npeak_rps = 100\n[slo]\npercentile = 99\nlatency_ms = 200\n[[tier]]\nprofile = \"aws-inf2.xlarge\"\n[costs]\n";
+
+    fn costs(lines: &str) -> Result<CostInputs, InputError> {
+        let src = SourceFile::from_text("s.toml", format!("{BASE}{lines}"));
+        Scenario::from_source(&src).map(|s| s.costs)
+    }
+
+    #[test]
+    fn a_value_set_in_costs_replaces_its_default_with_its_citation() {
+        let c = costs("pue = 1.2\nsources = { pue = \"our 2025 audit\" }\n").unwrap();
+        assert_eq!(c.pue.value, 1.2);
+        assert_eq!(c.pue.source.title, "our 2025 audit");
+        assert_eq!(c.pue.note.as_deref(), Some("set in s.toml:13"));
+        let d = CostInputs::default();
+        assert_eq!(c.discount_rate, d.discount_rate);
+        let c = costs("discount_rate = 0.1\n").unwrap();
+        assert_eq!(c.discount_rate.basis, Basis::UserInput);
+        assert_eq!(c.discount_rate.source.title, "s.toml:13");
+    }
+
+    #[test]
+    fn an_unknown_key_is_located_and_suggested_whatever_its_value() {
+        let e = costs("pue = 1.2\ndiscount_rat = \"eight\"\n").unwrap_err();
+        assert_eq!(e.position, Some((14, 1)));
+        assert_eq!(e.field.as_deref(), Some("costs.discount_rat"));
+        assert_eq!(e.message, "unknown key `discount_rat`");
+        assert!(
+            e.help
+                .as_deref()
+                .unwrap()
+                .starts_with("did you mean `discount_rate`?")
+        );
+        let e = costs("sources = { peu = \"x\" }\n").unwrap_err();
+        assert_eq!(e.position, Some((13, 13)));
+        assert_eq!(e.message, "no cost assumption is named `peu`");
+        assert!(
+            e.help
+                .as_deref()
+                .unwrap()
+                .starts_with("did you mean `pue`?")
+        );
+    }
+
+    #[test]
+    fn ranges_and_whole_numbers_come_from_the_declarations() {
+        let e = costs("depreciation_years = 4.5\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("costs.depreciation_years"));
+        assert_eq!(e.message, "= 4.5 is not a whole number");
+        assert_eq!(e.help.as_deref(), Some("valid: whole years from 1 to 30"));
+        let e = costs("units_per_admin = 0\n").unwrap_err();
+        assert_eq!(e.message, "= 0 is out of range");
+        assert_eq!(
+            e.help.as_deref(),
+            Some("valid: units per administrator > 0")
+        );
+        let e = costs("pue = \"high\"\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("costs.pue"));
+        assert!(e.message.contains("expected a number"), "{e}");
+    }
 }
