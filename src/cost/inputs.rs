@@ -2,7 +2,7 @@
 //! and what it means. Stage 3 of the pipeline: scenario validation reads these declarations, the
 //! cost formulas ([`crate::cost`]) later read the validated [`CostInputs`].
 //!
-//! The [`cost_inputs!`] table below generates [`CostInputs`] (one [`Cited`] field per assumption,
+//! The `cost_inputs!` table below generates [`CostInputs`] (one [`Cited`] field per assumption,
 //! so a formula writes `c.pue.value`), its cited defaults, [`CostInputs::fields`] in declaration
 //! order (the order of `results.json` `inputs` and of the report's assumptions page), mutable
 //! access by key for validation, and [`COST_INPUTS`], the static list from which the `[costs]`
