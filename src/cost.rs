@@ -24,11 +24,13 @@
 //! Capex is paid at the start of its year; running costs accrue through the year, so they are
 //! discounted at mid-year (the usual mid-year convention of capital budgeting).
 
+pub mod inputs;
+
 use serde::Serialize;
 
 use crate::capacity::FleetYear;
+use crate::cost::inputs::CostInputs;
 use crate::hardware::{DeploymentOption, Profile};
-use crate::scenario::CostInputs;
 
 /// Hours in a (non-leap) year.
 pub const HOURS_PER_YEAR: f64 = 8760.0;
@@ -532,7 +534,7 @@ mod tests {
             },
             note: None,
         };
-        let mut inputs = crate::scenario::default_costs();
+        let mut inputs = crate::cost::inputs::default_costs();
         inputs.depreciation_years = cited(4.0);
         let src = crate::input::SourceFile::from_text(
             "embedded:hgx-h100-8x",

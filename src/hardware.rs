@@ -8,6 +8,7 @@
 //! written by `tco-sim calibrate` is used.
 
 pub mod file;
+pub mod numbers;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -260,49 +261,13 @@ impl Profile {
             .collect()
     }
 
-    /// Every number of the profile with its field name, for the assumptions table of a report.
+    /// Every number of the profile with its name in reports, for the assumptions table: the
+    /// numbers declared in [`numbers::PROFILE_NUMBERS`] that this profile gives, in that order.
     pub fn cited_numbers(&self) -> Vec<(String, &Cited)> {
-        let mut v: Vec<(String, &Cited)> = vec![("chips".into(), &self.chips)];
-        if let Some(c) = &self.cores_per_chip {
-            v.push(("chip.cores".into(), c));
-        }
-        if let Some(c) = &self.clock_ghz {
-            v.push(("chip.clock_ghz".into(), c));
-        }
-        v.push(("chip.memory [B]".into(), &self.memory_bytes_per_chip));
-        v.push((
-            "chip.memory_bandwidth [B/s]".into(),
-            &self.memory_bandwidth_per_chip,
-        ));
-        for (p, c) in &self.peak_per_chip {
-            v.push((format!("chip.peak.{p} [FLOP/s]"), c));
-        }
-        v.push(("power.idle_w".into(), &self.idle_power_w));
-        v.push(("power.peak_w".into(), &self.peak_power_w));
-        v.push(("efficiency.compute".into(), &self.efficiency_compute));
-        v.push(("efficiency.memory".into(), &self.efficiency_memory));
-        v.push((
-            "efficiency.batch_overhead [s]".into(),
-            &self.batch_overhead_s,
-        ));
-        let p = &self.prices;
-        for (name, c) in [
-            ("price.purchase_usd", &p.purchase_usd),
-            ("price.on_demand_usd_per_hour", &p.on_demand_usd_per_hour),
-            (
-                "price.reserved_1y_usd_per_hour",
-                &p.reserved_1y_usd_per_hour,
-            ),
-            (
-                "price.reserved_3y_usd_per_hour",
-                &p.reserved_3y_usd_per_hour,
-            ),
-        ] {
-            if let Some(c) = c {
-                v.push((name.into(), c));
-            }
-        }
-        v
+        numbers::PROFILE_NUMBERS
+            .iter()
+            .filter_map(|n| n.get(self).map(|c| (n.label.to_string(), c)))
+            .collect()
     }
 
     /// Parse and validate a profile file. `expected_name` is the file stem, which `name` must
@@ -357,83 +322,36 @@ fn validate(
             )
             .with_help("valid: letters, digits, '-', '_' and '.'"));
     }
-    let kind = match f.kind.get_ref().as_str() {
-        "cpu" => UnitKind::Cpu,
-        "gpu" => UnitKind::Gpu,
-        "accelerator" => UnitKind::Accelerator,
-        other => {
-            return Err(src
-                .error(&f.kind, "kind", format!("unknown kind `{other}`"))
-                .with_help("valid: cpu, gpu, accelerator"));
-        }
-    };
+    let kind = *f.kind.get_ref();
     let sources = Sources::from_file(src, &f.sources)?;
-    let cite = |field: &str, e: &file::CitedEntry| sources.resolve(src, field, e);
-    // Each number: resolve its source, then check its range.
-    let positive = |field: &str, e: &file::CitedEntry, valid: &str| -> Result<Cited, InputError> {
-        let c = cite(field, e)?;
-        crate::input::NumberCheck { source: src, field }.positive(&e.value, valid)?;
-        Ok(c)
-    };
-    let whole = |field: &str, e: &file::CitedEntry| -> Result<Cited, InputError> {
-        let c = positive(field, e, "a whole number ≥ 1")?;
-        if c.value.fract() != 0.0 || c.value > 1e6 {
-            return Err(src
-                .error(
-                    &e.value,
-                    field,
-                    format!("= {} is not a whole number", c.value),
-                )
-                .with_help("valid: a whole number ≥ 1"));
-        }
-        Ok(c)
-    };
-    let fraction = |field: &str, e: &file::CitedEntry| -> Result<Cited, InputError> {
-        let c = cite(field, e)?;
-        crate::input::NumberCheck { source: src, field }.range(
-            &e.value,
-            Some(0.0),
-            true,
-            Some(1.0),
-            "a fraction in (0, 1]",
-        )?;
-        Ok(c)
+    // Each number through its declaration: resolve its source, check its range, convert it.
+    let read = |n: &numbers::ProfileNumber| n.read(src, &sources, &f);
+    let required = |n: &numbers::ProfileNumber| -> Result<Cited, InputError> {
+        read(n)?.ok_or_else(|| {
+            src.error_at(None, n.key, format!("a profile needs {}", n.key))
+                .with_help(format!("valid: {}", n.valid.text))
+        })
     };
 
-    let chips = whole("chips", &f.chips)?;
-    let cores_per_chip = match (&f.chip.cores, kind) {
-        (Some(e), UnitKind::Cpu) => Some(whole("chip.cores", e)?),
-        (None, UnitKind::Cpu) => {
-            return Err(src
-                .error(&f.kind, "chip.cores", "a cpu profile needs chip.cores")
-                .with_help("add cores = { value = …, source = \"…\" } under [chip]"));
-        }
-        (Some(e), _) => Some(whole("chip.cores", e)?),
-        (None, _) => None,
-    };
-    let clock_ghz = f
-        .chip
-        .clock_ghz
-        .as_ref()
-        .map(|e| positive("chip.clock_ghz", e, "a clock in GHz > 0"))
-        .transpose()?;
-    let memory = positive("chip.memory_gb", &f.chip.memory_gb, "GB > 0")?.scaled(1e9);
-    let bandwidth = positive(
-        "chip.memory_bandwidth_gbps",
-        &f.chip.memory_bandwidth_gbps,
-        "GB/s > 0",
-    )?
-    .scaled(1e9);
+    let chips = required(&numbers::CHIPS)?;
+    let cores_per_chip = read(&numbers::CORES)?;
+    if kind == UnitKind::Cpu && cores_per_chip.is_none() {
+        return Err(src
+            .error(&f.kind, "chip.cores", "a cpu profile needs chip.cores")
+            .with_help("add cores = { value = …, source = \"…\" } under [chip]"));
+    }
+    let clock_ghz = read(&numbers::CLOCK)?;
+    let memory = required(&numbers::MEMORY)?;
+    let bandwidth = required(&numbers::BANDWIDTH)?;
     let mut peak = BTreeMap::new();
-    for (p, e) in [
-        (Precision::Fp32, &f.chip.peak_tflops.fp32),
-        (Precision::Fp16, &f.chip.peak_tflops.fp16),
-        (Precision::Int8, &f.chip.peak_tflops.int8),
-        (Precision::Fp8, &f.chip.peak_tflops.fp8),
+    for (p, n) in [
+        (Precision::Fp32, &numbers::PEAK_FP32),
+        (Precision::Fp16, &numbers::PEAK_FP16),
+        (Precision::Int8, &numbers::PEAK_INT8),
+        (Precision::Fp8, &numbers::PEAK_FP8),
     ] {
-        if let Some(e) = e {
-            let field = format!("chip.peak_tflops.{p}");
-            peak.insert(p, positive(&field, e, "TFLOP/s > 0")?.scaled(1e12));
+        if let Some(c) = read(n)? {
+            peak.insert(p, c);
         }
     }
     if peak.is_empty() {
@@ -441,13 +359,8 @@ fn validate(
             .error_at(None, "chip.peak_tflops", "no peak compute is given")
             .with_help("give at least one of fp32, fp16, int8, fp8 (dense TFLOP/s per chip)"));
     }
-    let idle = cite("power.idle_w", &f.power.idle_w)?;
-    crate::input::NumberCheck {
-        source: src,
-        field: "power.idle_w",
-    }
-    .non_negative(&f.power.idle_w.value, "watts ≥ 0")?;
-    let peak_w = positive("power.peak_w", &f.power.peak_w, "watts > 0")?;
+    let idle = required(&numbers::IDLE_POWER)?;
+    let peak_w = required(&numbers::PEAK_POWER)?;
     if idle.value > peak_w.value {
         return Err(src
             .error(
@@ -460,18 +373,9 @@ fn validate(
             )
             .with_help("idle_w must not exceed peak_w"));
     }
-    let e_c = fraction("efficiency.compute", &f.efficiency.compute)?;
-    let e_m = fraction("efficiency.memory", &f.efficiency.memory)?;
-    let t0 = cite(
-        "efficiency.batch_overhead_ms",
-        &f.efficiency.batch_overhead_ms,
-    )?;
-    crate::input::NumberCheck {
-        source: src,
-        field: "efficiency.batch_overhead_ms",
-    }
-    .non_negative(&f.efficiency.batch_overhead_ms.value, "milliseconds ≥ 0")?;
-    let t0 = t0.scaled(1e-3);
+    let e_c = required(&numbers::EFFICIENCY_COMPUTE)?;
+    let e_m = required(&numbers::EFFICIENCY_MEMORY)?;
+    let t0 = required(&numbers::BATCH_OVERHEAD)?;
 
     let batching = match &f.batching {
         None => Batching {
@@ -509,31 +413,12 @@ fn validate(
         }
     };
 
-    let price = |field: &str, e: &Option<file::CitedEntry>| -> Result<Option<Cited>, InputError> {
-        e.as_ref()
-            .map(|e| {
-                let c = cite(field, e)?;
-                crate::input::NumberCheck { source: src, field }
-                    .non_negative(&e.value, "USD ≥ 0")?;
-                Ok(c)
-            })
-            .transpose()
-    };
     let prices = Prices {
         region: f.price.region.clone(),
-        purchase_usd: price("price.purchase_usd", &f.price.purchase_usd)?,
-        on_demand_usd_per_hour: price(
-            "price.on_demand_usd_per_hour",
-            &f.price.on_demand_usd_per_hour,
-        )?,
-        reserved_1y_usd_per_hour: price(
-            "price.reserved_1y_usd_per_hour",
-            &f.price.reserved_1y_usd_per_hour,
-        )?,
-        reserved_3y_usd_per_hour: price(
-            "price.reserved_3y_usd_per_hour",
-            &f.price.reserved_3y_usd_per_hour,
-        )?,
+        purchase_usd: read(&numbers::PURCHASE)?,
+        on_demand_usd_per_hour: read(&numbers::ON_DEMAND)?,
+        reserved_1y_usd_per_hour: read(&numbers::RESERVED_1Y)?,
+        reserved_3y_usd_per_hour: read(&numbers::RESERVED_3Y)?,
     };
     if prices.purchase_usd.is_none()
         && prices.on_demand_usd_per_hour.is_none()
@@ -692,6 +577,63 @@ mod tests {
             assert!(!p.options().is_empty(), "{name} has no deployment option");
             assert!(p.slots() >= 1);
         }
+    }
+
+    fn altra_with(from: &str, to: &str) -> Result<Profile, InputError> {
+        let text = embedded_text("altra-q80-30-1u").unwrap();
+        assert!(text.contains(from), "{from}");
+        let src = SourceFile::from_text("p.toml", text.replacen(from, to, 1));
+        Profile::from_source(&src, None)
+    }
+
+    #[test]
+    fn cited_numbers_keep_their_report_labels_in_order() {
+        let p = altra_with("", "").unwrap();
+        let labels: Vec<String> = p.cited_numbers().into_iter().map(|(l, _)| l).collect();
+        assert_eq!(
+            labels,
+            [
+                "chips",
+                "chip.cores",
+                "chip.clock_ghz",
+                "chip.memory [B]",
+                "chip.memory_bandwidth [B/s]",
+                "chip.peak.fp32 [FLOP/s]",
+                "chip.peak.fp16 [FLOP/s]",
+                "chip.peak.int8 [FLOP/s]",
+                "power.idle_w",
+                "power.peak_w",
+                "efficiency.compute",
+                "efficiency.memory",
+                "efficiency.batch_overhead [s]",
+                "price.purchase_usd",
+            ]
+        );
+        // Held in SI units: the file's 256 GB and 0.2 ms.
+        assert_eq!(p.memory_bytes_per_chip.value, 256e9);
+        assert_eq!(p.batch_overhead_s.value, 0.2e-3);
+    }
+
+    #[test]
+    fn a_bad_kind_names_the_valid_ones_at_its_line() {
+        let e = altra_with("kind = \"cpu\"", "kind = \"tpu\"").unwrap_err();
+        assert_eq!(e.message, "unknown value `tpu`");
+        assert_eq!(e.field.as_deref(), Some("kind"));
+        assert_eq!(e.position, Some((17, 8)));
+        let help = e.help.clone().unwrap();
+        assert!(help.contains("cpu, gpu, accelerator"), "{help}");
+    }
+
+    #[test]
+    fn a_number_is_checked_against_its_declaration() {
+        let e = altra_with("cores = { value = 80,", "cores = { value = 80.5,").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("chip.cores"));
+        assert_eq!(e.message, "= 80.5 is not a whole number");
+        let e = altra_with("compute = { value = 0.5,", "compute = { value = 1.5,").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("efficiency.compute"));
+        assert_eq!(e.help.as_deref(), Some("valid: a fraction in (0, 1]"));
+        let e = altra_with("cores = { value = 80, source = \"heise-2020\" }\n", "").unwrap_err();
+        assert_eq!(e.message, "a cpu profile needs chip.cores");
     }
 
     #[test]

@@ -3,9 +3,12 @@
 //! assumptions (each with a cited default).
 //!
 //! `scenario.toml` is read into the raw mirror of [`self::file`], then validated once into
-//! [`Scenario`]; everything downstream sees only validated values.
+//! [`Scenario`]; everything downstream sees only validated values. The workload's validation is
+//! in `scenario/workload.rs`, the traffic's in [`crate::traffic::file`]; the cost assumptions are
+//! checked against their declarations in [`crate::cost::inputs`], which also give their defaults.
 
 pub mod file;
+mod workload;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -14,11 +17,12 @@ use serde::Serialize;
 use toml::Spanned;
 
 use crate::cite::{Basis, Cited, Source};
+use crate::cost::inputs::{self, CostInputs};
 use crate::hardware::{Batching, DeploymentOption, Precision, Profile, ProfileSearch};
 use crate::input::{InputError, NumberCheck, SourceFile, closest};
 use crate::traffic::TrafficSpec;
-use crate::workload::{self, ClassicModel, GenerativeModel, TokenCount, Workload};
-use file::{CostsFile, ScenarioFile, SimulationFile, TierFile, WorkloadFile};
+use crate::workload::Workload;
+use file::{CostsFile, ScenarioFile, SimulationFile, TierFile};
 
 /// The latency contract: one percentile, with a bound on end-to-end latency and, for
 /// generative models, on time to first token and time per output token. At least one bound.
@@ -73,22 +77,6 @@ pub struct Tier {
     /// serialized.
     #[serde(skip)]
     pub plan: crate::perf::ServicePlan,
-}
-
-/// Cost assumptions, each cited (a default's source, or the scenario line that set it).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CostInputs {
-    pub electricity_usd_per_kwh: Cited,
-    pub pue: Cited,
-    pub colocation_usd_per_kw_month: Cited,
-    pub maintenance_share_per_year: Cited,
-    pub depreciation_years: Cited,
-    pub discount_rate: Cited,
-    pub install_share_of_capex: Cited,
-    pub units_per_admin: Cited,
-    pub admin_cost_usd_per_year: Cited,
-    pub egress_bytes_per_request: Cited,
-    pub egress_usd_per_gb: Cited,
 }
 
 /// How the capacity planner simulates each candidate fleet.
@@ -213,181 +201,6 @@ impl Scenario {
     }
 }
 
-impl CostInputs {
-    /// Every assumption with its scenario key.
-    pub fn fields(&self) -> [(&'static str, &Cited); 11] {
-        [
-            ("electricity_usd_per_kwh", &self.electricity_usd_per_kwh),
-            ("pue", &self.pue),
-            (
-                "colocation_usd_per_kw_month",
-                &self.colocation_usd_per_kw_month,
-            ),
-            (
-                "maintenance_share_per_year",
-                &self.maintenance_share_per_year,
-            ),
-            ("depreciation_years", &self.depreciation_years),
-            ("discount_rate", &self.discount_rate),
-            ("install_share_of_capex", &self.install_share_of_capex),
-            ("units_per_admin", &self.units_per_admin),
-            ("admin_cost_usd_per_year", &self.admin_cost_usd_per_year),
-            ("egress_bytes_per_request", &self.egress_bytes_per_request),
-            ("egress_usd_per_gb", &self.egress_usd_per_gb),
-        ]
-    }
-}
-
-fn source(key: &str, title: &str, url: &str, date: &str) -> Source {
-    Source {
-        key: key.into(),
-        title: title.into(),
-        url: (!url.is_empty()).then(|| url.into()),
-        date: date.into(),
-    }
-}
-
-fn default_cited(value: f64, basis: Basis, src: Source, note: Option<&str>) -> Cited {
-    Cited {
-        value,
-        basis,
-        source: src,
-        note: note.map(String::from),
-    }
-}
-
-/// The cited default of every cost assumption (`reference/hardware.md` §6).
-pub fn default_costs() -> CostInputs {
-    use Basis::*;
-    CostInputs {
-        electricity_usd_per_kwh: default_cited(
-            0.081,
-            Cited,
-            source(
-                "eia-2023",
-                "EIA Electric Power Annual 2023: US average industrial price 8.06 ¢/kWh (via Statista)",
-                "https://www.eia.gov/electricity/annual/",
-                "2024-10-17",
-            ),
-            Some("industrial rate; state averages range 6.4 ¢ (WA) to 18.6 ¢ (CA)"),
-        ),
-        pue: default_cited(
-            1.56,
-            Cited,
-            source(
-                "uptime-2024",
-                "Uptime Institute, 'Large data centers are mostly more efficient' (global average PUE 1.56–1.58)",
-                "https://journal.uptimeinstitute.com/",
-                "2024-02-07",
-            ),
-            Some("enterprise/colocation average; new large builds ~1.3"),
-        ),
-        colocation_usd_per_kw_month: default_cited(
-            184.0,
-            Cited,
-            source(
-                "cbre-h2-2024",
-                "CBRE, North America Data Center Trends H2 2024: wholesale colocation 250–500 kW",
-                "https://www.cbre.com/insights/reports/north-america-data-center-trends-h2-2024",
-                "2025-02-26",
-            ),
-            Some(
-                "per kW of provisioned IT load; retail colocation for small footprints costs more",
-            ),
-        ),
-        maintenance_share_per_year: default_cited(
-            0.10,
-            Cited,
-            source(
-                "alpine-2025",
-                "alpineblockchain.com, GPU server TCO (hardware support ~10 %/yr of capex; 10–12 % per librarytechnology.org)",
-                "",
-                "2025",
-            ),
-            None,
-        ),
-        depreciation_years: default_cited(
-            5.0,
-            Cited,
-            source(
-                "amazon-10k-2025",
-                "Amazon 10-K: servers depreciated over 5 years from 2025-01-01 (enterprises 3–5 years)",
-                "",
-                "2025-02-11",
-            ),
-            Some("hardware is refreshed at the end of this life"),
-        ),
-        discount_rate: default_cited(
-            0.08,
-            Estimate,
-            source(
-                "damodaran-2026",
-                "Damodaran, cost of capital by US industry, January 2026 (mostly 5–10 %)",
-                "https://pages.stern.nyu.edu/~adamodar/New_Home_Page/datafile/wacc.html",
-                "2026-01",
-            ),
-            Some("a mid-range cost of capital; use your finance team's rate"),
-        ),
-        install_share_of_capex: default_cited(
-            0.15,
-            Derived,
-            source(
-                "hamilton-split",
-                "J. Hamilton's data-centre cost split via danluu.com/datacenter-power: servers 53 %, network 8 % of monthly cost",
-                "https://danluu.com/datacenter-power/",
-                "2019",
-            ),
-            Some("network and installation as a share of server capex: 8 % / 53 % = 0.15"),
-        ),
-        units_per_admin: default_cited(
-            100.0,
-            Estimate,
-            source(
-                "staffing",
-                "Industry staffing ratios: 1 administrator per ~100 servers (GPU: 1 FTE per 50–100 nodes); traditional 10–20:1, hyperscale 1,000+:1",
-                "",
-                "2024",
-            ),
-            Some("a fractional share of an administrator is charged per unit"),
-        ),
-        admin_cost_usd_per_year: default_cited(
-            126_700.0,
-            Derived,
-            source(
-                "bls-ooh-2022",
-                "US BLS Occupational Outlook Handbook: network and computer systems administrators, median pay $90,520 (May 2022)",
-                "https://www.bls.gov/ooh/computer-and-information-technology/network-and-computer-systems-administrators.htm",
-                "2023-09",
-            ),
-            Some(
-                "$90,520 x 1.4 employer cost loading (benefits and taxes; the 1.4 is an estimate)",
-            ),
-        ),
-        egress_bytes_per_request: default_cited(
-            2_000.0,
-            Estimate,
-            source(
-                "egress-size",
-                "tco-sim default: a JSON response of ~2 KB per request (a label, an embedding or a short completion)",
-                "",
-                "2026-11",
-            ),
-            Some("set it from your API's real response size"),
-        ),
-        egress_usd_per_gb: default_cited(
-            0.09,
-            Cited,
-            source(
-                "aws-egress-2026",
-                "AWS data transfer out to the internet, first 10 TB/month ($0.085–0.05 beyond)",
-                "https://aws.amazon.com/ec2/pricing/on-demand/",
-                "2026",
-            ),
-            Some("charged to cloud options only; on-prem transit is inside the installation share"),
-        ),
-    }
-}
-
 fn trim_float(x: f64) -> String {
     let s = format!("{x:.3}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
@@ -416,7 +229,7 @@ fn validate(src: &SourceFile, f: ScenarioFile) -> Result<Scenario, InputError> {
         }
         None => 1,
     };
-    let workload = validate_workload(src, &f.workload)?;
+    let workload = workload::validate(src, &f.workload)?;
     let traffic = crate::traffic::file::validate(src, &f.traffic, &base)?;
     let slo = validate_slo(src, &f.slo, matches!(workload, Workload::Generative { .. }))?;
 
@@ -589,183 +402,6 @@ fn user_cited(src: &SourceFile, v: &Spanned<f64>, value: f64, citation: Option<&
     }
 }
 
-fn validate_workload(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, InputError> {
-    let precision = *w.precision.get_ref();
-    let num = |v: &Option<Spanned<f64>>, field: &str| -> Result<Option<Cited>, InputError> {
-        v.as_ref()
-            .map(|s| {
-                let x = NumberCheck { source: src, field }.positive(s, "a number > 0")?;
-                Ok(user_cited(src, s, x, w.source.as_ref()))
-            })
-            .transpose()
-    };
-    let generative_keys = [&w.layers, &w.hidden_size, &w.kv_heads, &w.head_dim];
-    let is_generative_custom = generative_keys.iter().any(|k| k.is_some());
-    if let Some(preset) = &w.preset {
-        let p = preset.get_ref().as_str();
-        if let Some(model) = workload::classic_preset(p) {
-            reject_extra(src, w, false)?;
-            return Ok(Workload::Classic { model, precision });
-        }
-        if let Some(model) = workload::generative_preset(p) {
-            reject_extra(src, w, true)?;
-            return generative(src, w, model, precision);
-        }
-        let all: Vec<&str> = workload::CLASSIC_PRESETS
-            .iter()
-            .chain(workload::GENERATIVE_PRESETS.iter())
-            .copied()
-            .collect();
-        let help = match closest(p, &all) {
-            Some(b) => format!("did you mean `{b}`? presets: {}", all.join(", ")),
-            None => format!(
-                "presets: {}; or omit `preset` and give the model's numbers",
-                all.join(", ")
-            ),
-        };
-        return Err(src
-            .error(
-                preset,
-                "workload.preset",
-                format!("unknown workload preset `{p}`"),
-            )
-            .with_help(help));
-    }
-    let name = w.name.clone().unwrap_or_else(|| "custom model".into());
-    if is_generative_custom {
-        let need = |v: &Option<Spanned<f64>>, field: &str| -> Result<Cited, InputError> {
-            num(v, field)?.ok_or_else(|| {
-                src.error_at(None, field, "missing for a custom generative model")
-                    .with_help("a generative model needs parameters, layers, hidden_size, kv_heads and head_dim")
-            })
-        };
-        let model = GenerativeModel {
-            name,
-            parameters: need(&w.parameters, "workload.parameters")?,
-            layers: need(&w.layers, "workload.layers")?,
-            hidden_size: need(&w.hidden_size, "workload.hidden_size")?,
-            kv_heads: need(&w.kv_heads, "workload.kv_heads")?,
-            head_dim: need(&w.head_dim, "workload.head_dim")?,
-        };
-        return generative(src, w, model, precision);
-    }
-    let need = |v: &Option<Spanned<f64>>, field: &str| -> Result<Cited, InputError> {
-        num(v, field)?.ok_or_else(|| {
-            src.error_at(None, field, "missing for a custom model")
-                .with_help(format!(
-                    "give `preset` (one of {}) or flops_per_item, parameters and activation_elements_per_item",
-                    workload::CLASSIC_PRESETS.join(", ")
-                ))
-        })
-    };
-    let model = ClassicModel {
-        name,
-        flops_per_item: need(&w.flops_per_item, "workload.flops_per_item")?,
-        parameters: need(&w.parameters, "workload.parameters")?,
-        activation_elements_per_item: need(
-            &w.activation_elements_per_item,
-            "workload.activation_elements_per_item",
-        )?,
-    };
-    Ok(Workload::Classic { model, precision })
-}
-
-/// A preset fixes the model's numbers; giving them too is a contradiction, not an override.
-fn reject_extra(src: &SourceFile, w: &WorkloadFile, generative: bool) -> Result<(), InputError> {
-    let model_keys = [
-        ("flops_per_item", &w.flops_per_item),
-        ("parameters", &w.parameters),
-        (
-            "activation_elements_per_item",
-            &w.activation_elements_per_item,
-        ),
-        ("layers", &w.layers),
-        ("hidden_size", &w.hidden_size),
-        ("kv_heads", &w.kv_heads),
-        ("head_dim", &w.head_dim),
-    ];
-    for (k, v) in model_keys {
-        if let Some(v) = v {
-            return Err(src
-                .error(
-                    v,
-                    format!("workload.{k}"),
-                    "a preset already fixes this number",
-                )
-                .with_help("remove `preset` to describe a custom model, or remove this key"));
-        }
-    }
-    if !generative {
-        for (k, v) in [
-            ("prompt_tokens", &w.prompt_tokens),
-            ("output_tokens", &w.output_tokens),
-        ] {
-            if let Some(v) = v {
-                return Err(src
-                    .error(
-                        v,
-                        format!("workload.{k}"),
-                        "token counts apply only to generative models",
-                    )
-                    .with_help(format!(
-                        "`{k}` is for llama-3-8b, llama-2-70b or a custom generative model"
-                    )));
-            }
-        }
-    }
-    Ok(())
-}
-
-fn generative(
-    src: &SourceFile,
-    w: &WorkloadFile,
-    model: GenerativeModel,
-    precision: Precision,
-) -> Result<Workload, InputError> {
-    let tokens = |v: &Option<Spanned<f64>>, field: &str, default: f64| -> Result<f64, InputError> {
-        match v {
-            Some(s) => NumberCheck { source: src, field }.range(
-                s,
-                Some(1.0),
-                false,
-                Some(1e6),
-                "tokens from 1 to 1,000,000",
-            ),
-            None => Ok(default),
-        }
-    };
-    let prompt = tokens(&w.prompt_tokens, "workload.prompt_tokens", 1024.0)?;
-    let output = tokens(&w.output_tokens, "workload.output_tokens", 256.0)?;
-    let cv = match &w.token_cv {
-        Some(s) => NumberCheck {
-            source: src,
-            field: "workload.token_cv",
-        }
-        .range(s, Some(0.0), false, Some(10.0), "0 (fixed) up to 10")?,
-        None => 0.0,
-    };
-    let max = match &w.max_tokens {
-        Some(m) => whole(src, m, "workload.max_tokens", 1, 1_000_000)?,
-        None => 32_768,
-    };
-    let count = |mean: f64| {
-        if cv == 0.0 {
-            TokenCount::Fixed {
-                tokens: mean.round() as u32,
-            }
-        } else {
-            TokenCount::LogNormal { mean, cv, max }
-        }
-    };
-    Ok(Workload::Generative {
-        model,
-        precision,
-        prompt_tokens: count(prompt),
-        output_tokens: count(output),
-        tokens_from_trace: w.tokens_from_trace.unwrap_or(true),
-    })
-}
-
 fn validate_slo(src: &SourceFile, s: &file::SloFile, generative: bool) -> Result<Slo, InputError> {
     let p = *s.percentile.get_ref();
     if !(p.is_finite() && p > 0.0 && p < 100.0) {
@@ -823,12 +459,12 @@ fn validate_slo(src: &SourceFile, s: &file::SloFile, generative: bool) -> Result
         None => Cited {
             value: 0.8,
             basis: Basis::Estimate,
-            source: source(
-                "planning-headroom",
-                "tco-sim default: plan fleets to at most 80 % utilization (headroom for failures and unmodelled bursts)",
-                "",
-                "2026-11",
-            ),
+            source: Source {
+                key: "planning-headroom".into(),
+                title: "tco-sim default: plan fleets to at most 80 % utilization (headroom for failures and unmodelled bursts)".into(),
+                url: None,
+                date: "2026-11".into(),
+            },
             note: Some("a planning choice, not a measurement; set slo.max_utilization".into()),
         },
     };
@@ -988,160 +624,50 @@ fn labels(options: &[DeploymentOption]) -> String {
         .join(", ")
 }
 
+/// Every assumption set under `[costs]` replaces its cited default, checked against its
+/// declaration in [`crate::cost::inputs`].
 fn validate_costs(src: &SourceFile, c: &CostsFile) -> Result<CostInputs, InputError> {
-    let mut out = default_costs();
-    let known: Vec<&str> = out.fields().iter().map(|(k, _)| *k).collect();
-    for key in c.sources.keys() {
-        if !known.contains(&key.as_str()) {
-            let help = match closest(key, &known) {
-                Some(b) => format!("did you mean `{b}`? keys: {}", known.join(", ")),
-                None => format!("keys: {}", known.join(", ")),
-            };
-            return Err(src
-                .error_at(
-                    None,
-                    format!("costs.sources.{key}"),
-                    format!("no cost assumption is named `{key}`"),
-                )
-                .with_help(help));
-        }
-    }
-    // (key, value in the file, target, lower bound, strict, upper bound, what is valid)
-    type Slot<'a> = (
-        &'static str,
-        &'a Option<Spanned<f64>>,
-        &'a mut Cited,
-        f64,
-        bool,
-        Option<f64>,
-        &'static str,
-    );
-    let slots: [Slot<'_>; 11] = [
-        (
-            "electricity_usd_per_kwh",
-            &c.electricity_usd_per_kwh,
-            &mut out.electricity_usd_per_kwh,
-            0.0,
-            false,
-            Some(10.0),
-            "USD per kWh from 0 to 10",
-        ),
-        (
-            "pue",
-            &c.pue,
-            &mut out.pue,
-            1.0,
-            false,
-            Some(5.0),
-            "a PUE from 1.0 to 5.0 (typical 1.1–2.0)",
-        ),
-        (
-            "colocation_usd_per_kw_month",
-            &c.colocation_usd_per_kw_month,
-            &mut out.colocation_usd_per_kw_month,
-            0.0,
-            false,
-            None,
-            "USD per kW-month ≥ 0",
-        ),
-        (
-            "maintenance_share_per_year",
-            &c.maintenance_share_per_year,
-            &mut out.maintenance_share_per_year,
-            0.0,
-            false,
-            Some(1.0),
-            "a fraction of capex per year from 0 to 1, e.g. 0.1 for 10 %",
-        ),
-        (
-            "depreciation_years",
-            &c.depreciation_years,
-            &mut out.depreciation_years,
-            1.0,
-            false,
-            Some(30.0),
-            "years from 1 to 30",
-        ),
-        (
-            "discount_rate",
-            &c.discount_rate,
-            &mut out.discount_rate,
-            0.0,
-            false,
-            Some(1.0),
-            "a yearly rate from 0 to 1, e.g. 0.08 for 8 %",
-        ),
-        (
-            "install_share_of_capex",
-            &c.install_share_of_capex,
-            &mut out.install_share_of_capex,
-            0.0,
-            false,
-            Some(2.0),
-            "a fraction of the purchase price from 0 to 2",
-        ),
-        (
-            "units_per_admin",
-            &c.units_per_admin,
-            &mut out.units_per_admin,
-            0.0,
-            true,
-            None,
-            "units per administrator > 0",
-        ),
-        (
-            "admin_cost_usd_per_year",
-            &c.admin_cost_usd_per_year,
-            &mut out.admin_cost_usd_per_year,
-            0.0,
-            false,
-            None,
-            "USD per year ≥ 0",
-        ),
-        (
-            "egress_bytes_per_request",
-            &c.egress_bytes_per_request,
-            &mut out.egress_bytes_per_request,
-            0.0,
-            false,
-            None,
-            "bytes ≥ 0",
-        ),
-        (
-            "egress_usd_per_gb",
-            &c.egress_usd_per_gb,
-            &mut out.egress_usd_per_gb,
-            0.0,
-            false,
-            None,
-            "USD per GB ≥ 0",
-        ),
-    ];
-    for (key, value, target, min, strict, max, valid) in slots {
-        if let Some(v) = value {
-            let field = format!("costs.{key}");
-            let x = NumberCheck {
-                source: src,
-                field: &field,
-            }
-            .range(v, Some(min), strict, max, valid)?;
-            *target = user_cited(src, v, x, c.sources.get(key));
-        }
-    }
-    if out.depreciation_years.value.fract() != 0.0 {
-        let v = c.depreciation_years.as_ref().map(|v| v.span());
+    let mut out = CostInputs::default();
+    let known = inputs::keys();
+    if let Some(key) = c.unknown.first() {
         return Err(src
-            .error_at(
-                v,
-                "costs.depreciation_years",
-                format!(
-                    "= {} is not a whole number of years",
-                    out.depreciation_years.value
-                ),
+            .error(
+                key,
+                format!("costs.{}", key.get_ref()),
+                format!("unknown key `{}`", key.get_ref()),
             )
-            .with_help("valid: whole years from 1 to 30"));
+            .with_help(did_you_mean(key.get_ref(), &known)));
+    }
+    for (key, _) in &c.sources {
+        if inputs::cost_input(key.get_ref()).is_none() {
+            return Err(src
+                .error(
+                    key,
+                    format!("costs.sources.{}", key.get_ref()),
+                    format!("no cost assumption is named `{}`", key.get_ref()),
+                )
+                .with_help(did_you_mean(key.get_ref(), &known)));
+        }
+    }
+    for decl in inputs::COST_INPUTS {
+        let Some(v) = c.value(decl.key) else {
+            continue;
+        };
+        let x = decl.valid.check(src, &format!("costs.{}", decl.key), v)?;
+        // Every declared key is a field of `CostInputs` (the macro makes both from one list).
+        if let Some(target) = out.get_mut(decl.key) {
+            *target = user_cited(src, v, x, c.source(decl.key));
+        }
     }
     Ok(out)
+}
+
+/// "did you mean `pue`? keys: …" when a key is close to a known one.
+fn did_you_mean(key: &str, known: &[&str]) -> String {
+    match closest(key, known) {
+        Some(b) => format!("did you mean `{b}`? keys: {}", known.join(", ")),
+        None => format!("keys: {}", known.join(", ")),
+    }
 }
 
 fn validate_simulation(
@@ -1195,4 +721,69 @@ pub fn default_out_dir(scenario_path: &Path) -> PathBuf {
         .and_then(|s| s.to_str())
         .unwrap_or("scenario");
     Path::new("reports").join(stem)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = "name = \"t\"\n[workload]\npreset = \"resnet-50\"\nprecision = \"int8\"\n[traffic]\npeak_rps = 100\n[slo]\npercentile = 99\nlatency_ms = 200\n[[tier]]\nprofile = \"aws-inf2.xlarge\"\n[costs]\n";
+
+    fn costs(lines: &str) -> Result<CostInputs, InputError> {
+        let src = SourceFile::from_text("s.toml", format!("{BASE}{lines}"));
+        Scenario::from_source(&src).map(|s| s.costs)
+    }
+
+    #[test]
+    fn a_value_set_in_costs_replaces_its_default_with_its_citation() {
+        let c = costs("pue = 1.2\nsources = { pue = \"our 2025 audit\" }\n").unwrap();
+        assert_eq!(c.pue.value, 1.2);
+        assert_eq!(c.pue.source.title, "our 2025 audit");
+        assert_eq!(c.pue.note.as_deref(), Some("set in s.toml:13"));
+        let d = CostInputs::default();
+        assert_eq!(c.discount_rate, d.discount_rate);
+        let c = costs("discount_rate = 0.1\n").unwrap();
+        assert_eq!(c.discount_rate.basis, Basis::UserInput);
+        assert_eq!(c.discount_rate.source.title, "s.toml:13");
+    }
+
+    #[test]
+    fn an_unknown_key_is_located_and_suggested_whatever_its_value() {
+        let e = costs("pue = 1.2\ndiscount_rat = \"eight\"\n").unwrap_err();
+        assert_eq!(e.position, Some((14, 1)));
+        assert_eq!(e.field.as_deref(), Some("costs.discount_rat"));
+        assert_eq!(e.message, "unknown key `discount_rat`");
+        assert!(
+            e.help
+                .as_deref()
+                .unwrap()
+                .starts_with("did you mean `discount_rate`?")
+        );
+        let e = costs("sources = { peu = \"x\" }\n").unwrap_err();
+        assert_eq!(e.position, Some((13, 13)));
+        assert_eq!(e.message, "no cost assumption is named `peu`");
+        assert!(
+            e.help
+                .as_deref()
+                .unwrap()
+                .starts_with("did you mean `pue`?")
+        );
+    }
+
+    #[test]
+    fn ranges_and_whole_numbers_come_from_the_declarations() {
+        let e = costs("depreciation_years = 4.5\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("costs.depreciation_years"));
+        assert_eq!(e.message, "= 4.5 is not a whole number");
+        assert_eq!(e.help.as_deref(), Some("valid: whole years from 1 to 30"));
+        let e = costs("units_per_admin = 0\n").unwrap_err();
+        assert_eq!(e.message, "= 0 is out of range");
+        assert_eq!(
+            e.help.as_deref(),
+            Some("valid: units per administrator > 0")
+        );
+        let e = costs("pue = \"high\"\n").unwrap_err();
+        assert_eq!(e.field.as_deref(), Some("costs.pue"));
+        assert!(e.message.contains("expected a number"), "{e}");
+    }
 }

@@ -213,7 +213,7 @@ proptest! {
         p.prices.on_demand_usd_per_hour = Some(cited(od));
         p.prices.reserved_1y_usd_per_hour = Some(cited(od * discount));
         p.prices.reserved_3y_usd_per_hour = Some(cited(od * discount * 0.8));
-        let inputs = tco_sim::scenario::default_costs();
+        let inputs = tco_sim::cost::inputs::default_costs();
         let fleet: Vec<FleetYear> = (1..=5u32)
             .map(|year| {
                 let top = peak + growth * (year - 1);
@@ -254,7 +254,7 @@ proptest! {
         let fleet: Vec<FleetYear> = (1..=5u32)
             .map(|year| FleetYear { year, units, utilization: 0.6, hourly_units: vec![], requests: 1e9 })
             .collect();
-        let inputs = tco_sim::scenario::default_costs();
+        let inputs = tco_sim::cost::inputs::default_costs();
         let a = option_cost(option, &base, &fleet, &inputs, None).total_usd;
         let b = option_cost(option, &dearer, &fleet, &inputs, None).total_usd;
         prop_assert!(b >= a, "{a} -> {b}");
@@ -325,7 +325,7 @@ fn hybrid_equals_the_reservation_when_reserving_everything_is_cheapest() {
     let mut p = profile("aws-inf2.xlarge");
     p.prices.on_demand_usd_per_hour = Some(cited(0.5));
     p.prices.reserved_3y_usd_per_hour = Some(cited(0.4196));
-    let inputs = tco_sim::scenario::default_costs();
+    let inputs = tco_sim::cost::inputs::default_costs();
     let fleet: Vec<FleetYear> = (1..=5u32)
         .map(|year| FleetYear {
             year,

@@ -463,7 +463,7 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
                 cal.date, cpu.model, cal.threads
             ),
         },
-        kind: toml::Spanned::new(0..0, "cpu".into()),
+        kind: toml::Spanned::new(0..0, crate::hardware::UnitKind::Cpu),
         chip_model: match base {
             Some(b) => b.chip_model.clone(),
             None => cpu.model.clone(),

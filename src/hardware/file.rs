@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+use super::UnitKind;
 use crate::cite::{Basis, CitedFileEntry, SourceFileEntry};
 
 /// Current profile schema; a file states it so that later formats can be told apart.
@@ -19,7 +20,7 @@ pub struct ProfileFile {
     pub schema: Spanned<u32>,
     pub name: Spanned<String>,
     pub description: String,
-    pub kind: Spanned<String>,
+    pub kind: Spanned<UnitKind>,
     pub chip_model: String,
     /// Chips (CPU sockets or accelerator devices) in one unit.
     pub chips: CitedEntry,

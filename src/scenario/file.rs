@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::cost::inputs::cost_input;
 use crate::hardware::{DeploymentOption, Precision};
 use crate::traffic::file::TrafficFile;
 
@@ -154,35 +155,68 @@ pub struct TierFile {
     pub autoscale_interval_hours: Option<Spanned<i64>>,
 }
 
-/// Cost assumptions; every one has a cited default.
-#[derive(Debug, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
+/// The `[costs]` table: any of the assumptions declared in [`crate::cost::inputs`], plus
+/// `sources`. It is read generically, key by key, so that a new assumption needs no field here;
+/// a key that names no assumption is kept with its span and reported by validation with a
+/// suggestion.
+#[derive(Debug, Default)]
 pub struct CostsFile {
-    #[serde(default)]
-    pub electricity_usd_per_kwh: Option<Spanned<f64>>,
-    #[serde(default)]
-    pub pue: Option<Spanned<f64>>,
-    #[serde(default)]
-    pub colocation_usd_per_kw_month: Option<Spanned<f64>>,
-    #[serde(default)]
-    pub maintenance_share_per_year: Option<Spanned<f64>>,
-    #[serde(default)]
-    pub depreciation_years: Option<Spanned<f64>>,
-    #[serde(default)]
-    pub discount_rate: Option<Spanned<f64>>,
-    #[serde(default)]
-    pub install_share_of_capex: Option<Spanned<f64>>,
-    #[serde(default)]
-    pub units_per_admin: Option<Spanned<f64>>,
-    #[serde(default)]
-    pub admin_cost_usd_per_year: Option<Spanned<f64>>,
-    #[serde(default)]
-    pub egress_bytes_per_request: Option<Spanned<f64>>,
-    #[serde(default)]
-    pub egress_usd_per_gb: Option<Spanned<f64>>,
+    /// Each assumption set here, in file order.
+    pub values: Vec<(Spanned<String>, Spanned<f64>)>,
+    /// Keys that name no cost assumption.
+    pub unknown: Vec<Spanned<String>>,
     /// Citations for values set here: `sources = { pue = "our facility, 2025 audit" }`.
-    #[serde(default)]
-    pub sources: BTreeMap<String, String>,
+    pub sources: Vec<(Spanned<String>, String)>,
+}
+
+impl CostsFile {
+    /// The value set for an assumption's key.
+    pub fn value(&self, key: &str) -> Option<&Spanned<f64>> {
+        self.values
+            .iter()
+            .find(|(k, _)| k.get_ref() == key)
+            .map(|(_, v)| v)
+    }
+
+    /// The citation given for an assumption's key.
+    pub fn source(&self, key: &str) -> Option<&String> {
+        self.sources
+            .iter()
+            .find(|(k, _)| k.get_ref() == key)
+            .map(|(_, v)| v)
+    }
+}
+
+impl<'de> Deserialize<'de> for CostsFile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = CostsFile;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a table of cost assumptions")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<CostsFile, A::Error> {
+                let mut out = CostsFile::default();
+                while let Some(key) = map.next_key::<Spanned<String>>()? {
+                    if key.get_ref() == "sources" {
+                        let s: BTreeMap<Spanned<String>, String> = map.next_value()?;
+                        out.sources.extend(s);
+                    } else if cost_input(key.get_ref()).is_some() {
+                        out.values.push((key, map.next_value()?));
+                    } else {
+                        // Its value may be of any type: the name is what is wrong.
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                        out.unknown.push(key);
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(Visitor)
+    }
 }
 
 /// Simulation settings (the capacity planner's design runs).

@@ -52,7 +52,9 @@ use toml::Spanned;
 use super::arrivals::{Burstiness, MAX_IAT_CV, MIN_IAT_CV};
 use super::curve::{Bursts, CurveError, DailyShape, Diurnal, RateCurve, Weekly};
 use super::series::{RateSeries, SeriesBurstiness, SeriesFormat, SeriesTraffic};
-use super::trace::{CsvColumns, ReplayOptions, TimeUnit, Trace, TraceFormat, TraceTraffic};
+use super::trace::{
+    CsvColumns, ReplayOptions, TimeUnit, Trace, TraceFormat, TraceFormatKind, TraceTraffic,
+};
 use super::{Growth, TrafficKind, TrafficSpec};
 use crate::input::{InputError, NumberCheck, SourceFile};
 
@@ -122,35 +124,13 @@ pub struct BurstsFile {
     pub per_day: Spanned<f64>,
 }
 
-/// Trace file formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TraceFormatName {
-    Azure,
-    Csv,
-    Mooncake,
-}
-
-/// Timestamp units of a CSV trace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-pub enum TimeUnitName {
-    #[serde(rename = "s")]
-    Seconds,
-    #[serde(rename = "ms")]
-    Millis,
-    #[serde(rename = "us")]
-    Micros,
-    #[serde(rename = "datetime")]
-    DateTime,
-}
-
 /// `[traffic.trace]`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceFile {
     /// The trace file, relative to the scenario file's folder.
     pub path: Spanned<String>,
-    pub format: Spanned<TraceFormatName>,
+    pub format: Spanned<TraceFormatKind>,
     /// Replay this many times faster than recorded (timestamps divided by it), > 0; default 1.
     pub speedup: Option<Spanned<f64>>,
     /// Repeat the trace back to back to fill the design window; default true.
@@ -161,19 +141,11 @@ pub struct TraceFile {
     /// `format = "csv"`: header name of the arrival-time column.
     pub timestamp_column: Option<Spanned<String>>,
     /// `format = "csv"`: unit of the timestamps.
-    pub timestamp_unit: Option<Spanned<TimeUnitName>>,
+    pub timestamp_unit: Option<Spanned<TimeUnit>>,
     /// `format = "csv"`: header name of the prompt-token column (optional).
     pub input_tokens_column: Option<Spanned<String>>,
     /// `format = "csv"`: header name of the output-token column (optional).
     pub output_tokens_column: Option<Spanned<String>>,
-}
-
-/// Rate-series formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SeriesFormatName {
-    Servegen,
-    Csv,
 }
 
 /// `[traffic.rate_series]`.
@@ -183,7 +155,7 @@ pub struct RateSeriesFile {
     /// A series file, or a folder whose `*.csv` files are summed window by window; relative to
     /// the scenario file's folder.
     pub path: Spanned<String>,
-    pub format: Spanned<SeriesFormatName>,
+    pub format: Spanned<SeriesFormat>,
     /// Use each window's fitted inter-arrival CV (a single file with an `iat_cv` column);
     /// default false.
     pub window_cv: Option<Spanned<bool>>,
@@ -541,7 +513,7 @@ fn trace(
         ),
     ];
     let format = match t.format.get_ref() {
-        TraceFormatName::Azure | TraceFormatName::Mooncake => {
+        TraceFormatKind::Azure | TraceFormatKind::Mooncake => {
             if let Some((name, Some(span))) = csv_fields.iter().find(|(_, s)| s.is_some()) {
                 return Err(src
                     .error_at(
@@ -551,13 +523,13 @@ fn trace(
                     )
                     .with_help("the azure and mooncake formats have fixed columns; remove it"));
             }
-            if *t.format.get_ref() == TraceFormatName::Azure {
+            if *t.format.get_ref() == TraceFormatKind::Azure {
                 TraceFormat::Azure
             } else {
                 TraceFormat::Mooncake
             }
         }
-        TraceFormatName::Csv => {
+        TraceFormatKind::Csv => {
             let (Some(col), Some(unit)) = (&t.timestamp_column, &t.timestamp_unit) else {
                 return Err(src
                     .error(&t.format, "traffic.trace.format", "format = \"csv\" needs timestamp_column and timestamp_unit")
@@ -565,12 +537,7 @@ fn trace(
             };
             TraceFormat::Csv(CsvColumns {
                 timestamp: col.get_ref().clone(),
-                unit: match unit.get_ref() {
-                    TimeUnitName::Seconds => TimeUnit::Seconds,
-                    TimeUnitName::Millis => TimeUnit::Millis,
-                    TimeUnitName::Micros => TimeUnit::Micros,
-                    TimeUnitName::DateTime => TimeUnit::DateTime,
-                },
+                unit: *unit.get_ref(),
                 input_tokens: t.input_tokens_column.as_ref().map(|c| c.get_ref().clone()),
                 output_tokens: t.output_tokens_column.as_ref().map(|c| c.get_ref().clone()),
             })
@@ -649,11 +616,7 @@ fn rate_series(
                 .with_help("a sum of many clients is closer to Poisson than any one client; give one file, or set iat_cv for the sum"));
         }
     }
-    let format = match s.format.get_ref() {
-        SeriesFormatName::Servegen => SeriesFormat::ServeGen,
-        SeriesFormatName::Csv => SeriesFormat::Csv,
-    };
-    let series = RateSeries::read(&path, format, window_cv)?;
+    let series = RateSeries::read(&path, *s.format.get_ref(), window_cv)?;
     let burstiness = if window_cv {
         SeriesBurstiness::PerWindow
     } else {
@@ -680,6 +643,36 @@ mod tests {
         let src = SourceFile::from_text("s.toml", text);
         let s: Scenario = src.parse()?;
         validate(&src, &s.traffic, Path::new("."))
+    }
+
+    #[test]
+    fn format_and_unit_names_are_the_domain_enums_spellings() {
+        let e = check("[traffic.rate_series]\npath = \"x\"\nformat = \"servegenn\"\n").unwrap_err();
+        assert_eq!(e.message, "unknown value `servegenn`");
+        assert_eq!(e.field.as_deref(), Some("traffic.rate_series.format"));
+        assert!(
+            e.help
+                .as_deref()
+                .unwrap()
+                .starts_with("did you mean `servegen`?")
+        );
+        let e = check(
+            "[traffic.trace]\npath = \"x\"\nformat = \"csv\"\ntimestamp_column = \"t\"\ntimestamp_unit = \"sec\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.position, Some((5, 18)));
+        assert!(
+            e.help.as_deref().unwrap().contains("s, ms, us, datetime"),
+            "{e}"
+        );
+        let e = check("[traffic.trace]\npath = \"x\"\nformat = \"azur\"\n").unwrap_err();
+        assert!(
+            e.help
+                .as_deref()
+                .unwrap()
+                .starts_with("did you mean `azure`?"),
+            "{e}"
+        );
     }
 
     #[test]

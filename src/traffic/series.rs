@@ -33,8 +33,9 @@ use super::read::{
 use super::{DesignWindow, Growth, YEAR_S, clamp_window};
 use crate::input::{InputError, SourceFile};
 
-/// The file formats of a rate series.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The file formats of a rate series, named in a scenario as [`SeriesFormat::label`] says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum SeriesFormat {
     /// ServeGen `chunk-<N>-trace.csv`: no header, `window_start_s,rate_rps,iat_cv,pattern,shape,scale`.
     ServeGen,

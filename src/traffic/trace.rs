@@ -45,13 +45,18 @@ use super::{DesignWindow, Growth, Request, YEAR_S, clamp_window};
 use crate::input::{InputError, SourceFile};
 use crate::rng;
 
-/// How a CSV trace's timestamp column is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a CSV trace's timestamp column is written; a scenario names it as [`TimeUnit::label`]
+/// says (`timestamp_unit = "ms"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 pub enum TimeUnit {
+    #[serde(rename = "s")]
     Seconds,
+    #[serde(rename = "ms")]
     Millis,
+    #[serde(rename = "us")]
     Micros,
     /// `YYYY-MM-DD HH:MM:SS[.fffffff]` (the Azure format), no time zone.
+    #[serde(rename = "datetime")]
     DateTime,
 }
 
@@ -64,19 +69,6 @@ impl TimeUnit {
             TimeUnit::Micros => "us",
             TimeUnit::DateTime => "datetime",
         }
-    }
-
-    /// Every unit, for help texts.
-    pub const ALL: [TimeUnit; 4] = [
-        TimeUnit::Seconds,
-        TimeUnit::Millis,
-        TimeUnit::Micros,
-        TimeUnit::DateTime,
-    ];
-
-    /// The unit with this scenario-file name.
-    pub fn from_label(label: &str) -> Option<TimeUnit> {
-        TimeUnit::ALL.into_iter().find(|u| u.label() == label)
     }
 
     fn parse_ns(self, text: &str) -> Result<i64, String> {
@@ -112,7 +104,26 @@ pub enum TraceFormat {
     Mooncake,
 }
 
+/// Which reader a trace file needs, as a scenario names it (`format = "azure"`): the variant of
+/// a [`TraceFormat`] without the columns a CSV names beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TraceFormatKind {
+    Azure,
+    Csv,
+    Mooncake,
+}
+
 impl TraceFormat {
+    /// The reader without its columns.
+    pub fn kind(&self) -> TraceFormatKind {
+        match self {
+            TraceFormat::Azure => TraceFormatKind::Azure,
+            TraceFormat::Csv(_) => TraceFormatKind::Csv,
+            TraceFormat::Mooncake => TraceFormatKind::Mooncake,
+        }
+    }
+
     pub fn label(&self) -> &'static str {
         match self {
             TraceFormat::Azure => "Azure LLM CSV",

@@ -1,0 +1,377 @@
+//! The cost assumptions, each declared once: its scenario key, unit, valid range, cited default
+//! and what it means. Stage 3 of the pipeline: scenario validation reads these declarations, the
+//! cost formulas ([`crate::cost`]) later read the validated [`CostInputs`].
+//!
+//! The `cost_inputs!` table below generates [`CostInputs`] (one [`Cited`] field per assumption,
+//! so a formula writes `c.pue.value`), its cited defaults, [`CostInputs::fields`] in declaration
+//! order (the order of `results.json` `inputs` and of the report's assumptions page), mutable
+//! access by key for validation, and [`COST_INPUTS`], the static list from which the `[costs]`
+//! table is parsed and checked and the table in `docs/scenario-format.md` is written
+//! ([`docs_table`]). Adding an assumption is one entry here and its use in a formula.
+
+use serde::Serialize;
+
+use crate::cite::{Basis, Cited, Source};
+use crate::hardware::numbers::Valid;
+
+/// Where a default comes from, as static text (turned into a [`Source`] when used).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DefaultSource {
+    pub key: &'static str,
+    pub title: &'static str,
+    /// Empty when the source has no address.
+    pub url: &'static str,
+    /// `YYYY`, `YYYY-MM` or `YYYY-MM-DD`.
+    pub date: &'static str,
+}
+
+/// A cited default value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CitedDefault {
+    pub value: f64,
+    /// `Cited`, `Derived` (the arithmetic in the note) or `Estimate`.
+    pub basis: Basis,
+    pub source: DefaultSource,
+    pub note: Option<&'static str>,
+}
+
+impl CitedDefault {
+    /// The default as the report carries it.
+    pub fn cited(&self) -> Cited {
+        let s = &self.source;
+        Cited {
+            value: self.value,
+            basis: self.basis,
+            source: Source {
+                key: s.key.into(),
+                title: s.title.into(),
+                url: (!s.url.is_empty()).then(|| s.url.into()),
+                date: s.date.into(),
+            },
+            note: self.note.map(String::from),
+        }
+    }
+}
+
+/// One cost assumption: everything parsing, validation, defaults, reports and docs need.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CostInput {
+    /// The key under `[costs]` in a scenario, and the field of [`CostInputs`].
+    pub key: &'static str,
+    pub unit: &'static str,
+    pub valid: Valid,
+    pub default: CitedDefault,
+    /// What it means, for the docs.
+    pub help: &'static str,
+}
+
+macro_rules! cost_inputs {
+    ($(
+        $key:ident {
+            unit: $unit:literal,
+            valid: $valid:expr,
+            default: $value:literal, $basis:ident,
+            source: [$skey:literal, $title:literal, $url:literal, $date:literal],
+            note: $note:expr,
+            help: $help:literal $(,)?
+        }
+    ),+ $(,)?) => {
+        /// Cost assumptions, each cited (a default's source, or the scenario line that set it).
+        #[derive(Debug, Clone, PartialEq, Serialize)]
+        pub struct CostInputs {
+            $(
+                #[doc = $help]
+                #[doc = concat!(" \\[", $unit, "\\]")]
+                pub $key: Cited,
+            )+
+        }
+
+        /// Every cost assumption, in declaration order.
+        pub static COST_INPUTS: &[CostInput] = &[$(
+            CostInput {
+                key: stringify!($key),
+                unit: $unit,
+                valid: $valid,
+                default: CitedDefault {
+                    value: $value,
+                    basis: Basis::$basis,
+                    source: DefaultSource { key: $skey, title: $title, url: $url, date: $date },
+                    note: $note,
+                },
+                help: $help,
+            },
+        )+];
+
+        impl CostInputs {
+            /// How many assumptions there are.
+            pub const COUNT: usize = [$(stringify!($key)),+].len();
+
+            /// Every assumption with its scenario key, in declaration order.
+            pub fn fields(&self) -> [(&'static str, &Cited); Self::COUNT] {
+                [$((stringify!($key), &self.$key)),+]
+            }
+
+            /// The assumption with this scenario key.
+            pub fn get_mut(&mut self, key: &str) -> Option<&mut Cited> {
+                match key {
+                    $(stringify!($key) => Some(&mut self.$key),)+
+                    _ => None,
+                }
+            }
+        }
+
+        impl Default for CostInputs {
+            /// Every assumption at its cited default.
+            fn default() -> Self {
+                CostInputs {
+                    $($key: CitedDefault {
+                        value: $value,
+                        basis: Basis::$basis,
+                        source: DefaultSource { key: $skey, title: $title, url: $url, date: $date },
+                        note: $note,
+                    }
+                    .cited(),)+
+                }
+            }
+        }
+    };
+}
+
+// The defaults and their sources: `reference/hardware.md` §6.
+cost_inputs! {
+    electricity_usd_per_kwh {
+        unit: "USD/kWh",
+        valid: Valid::from_to(0.0, 10.0, "USD per kWh from 0 to 10"),
+        default: 0.081, Cited,
+        source: [
+            "eia-2023",
+            "EIA Electric Power Annual 2023: US average industrial price 8.06 ¢/kWh (via Statista)",
+            "https://www.eia.gov/electricity/annual/",
+            "2024-10-17"
+        ],
+        note: Some("industrial rate; state averages range 6.4 ¢ (WA) to 18.6 ¢ (CA)"),
+        help: "price of electricity for on-prem units",
+    },
+    pue {
+        unit: "ratio",
+        valid: Valid::from_to(1.0, 5.0, "a PUE from 1.0 to 5.0 (typical 1.1–2.0)"),
+        default: 1.56, Cited,
+        source: [
+            "uptime-2024",
+            "Uptime Institute, 'Large data centers are mostly more efficient' (global average PUE 1.56–1.58)",
+            "https://journal.uptimeinstitute.com/",
+            "2024-02-07"
+        ],
+        note: Some("enterprise/colocation average; new large builds ~1.3"),
+        help: "power usage effectiveness: facility power per watt of IT load",
+    },
+    colocation_usd_per_kw_month {
+        unit: "USD/kW-month",
+        valid: Valid::at_least(0.0, "USD per kW-month ≥ 0"),
+        default: 184.0, Cited,
+        source: [
+            "cbre-h2-2024",
+            "CBRE, North America Data Center Trends H2 2024: wholesale colocation 250–500 kW",
+            "https://www.cbre.com/insights/reports/north-america-data-center-trends-h2-2024",
+            "2025-02-26"
+        ],
+        note: Some("per kW of provisioned IT load; retail colocation for small footprints costs more"),
+        help: "colocation space and power provisioning, per kW of a unit's peak power",
+    },
+    maintenance_share_per_year {
+        unit: "fraction of capex per year",
+        valid: Valid::from_to(0.0, 1.0, "a fraction of capex per year from 0 to 1, e.g. 0.1 for 10 %"),
+        default: 0.10, Cited,
+        source: [
+            "alpine-2025",
+            "alpineblockchain.com, GPU server TCO (hardware support ~10 %/yr of capex; 10–12 % per librarytechnology.org)",
+            "",
+            "2025"
+        ],
+        note: None,
+        help: "hardware support and maintenance of on-prem units",
+    },
+    depreciation_years {
+        unit: "years",
+        valid: Valid::from_to(1.0, 30.0, "whole years from 1 to 30").whole(),
+        default: 5.0, Cited,
+        source: [
+            "amazon-10k-2025",
+            "Amazon 10-K: servers depreciated over 5 years from 2025-01-01 (enterprises 3–5 years)",
+            "",
+            "2025-02-11"
+        ],
+        note: Some("hardware is refreshed at the end of this life"),
+        help: "life of an on-prem unit; it is bought again at the end of it",
+    },
+    discount_rate {
+        unit: "fraction per year",
+        valid: Valid::from_to(0.0, 1.0, "a yearly rate from 0 to 1, e.g. 0.08 for 8 %"),
+        default: 0.08, Estimate,
+        source: [
+            "damodaran-2026",
+            "Damodaran, cost of capital by US industry, January 2026 (mostly 5–10 %)",
+            "https://pages.stern.nyu.edu/~adamodar/New_Home_Page/datafile/wacc.html",
+            "2026-01"
+        ],
+        note: Some("a mid-range cost of capital; use your finance team's rate"),
+        help: "yearly rate the net present value discounts by",
+    },
+    install_share_of_capex {
+        unit: "fraction of purchase price",
+        valid: Valid::from_to(0.0, 2.0, "a fraction of the purchase price from 0 to 2"),
+        default: 0.15, Derived,
+        source: [
+            "hamilton-split",
+            "J. Hamilton's data-centre cost split via danluu.com/datacenter-power: servers 53 %, network 8 % of monthly cost",
+            "https://danluu.com/datacenter-power/",
+            "2019"
+        ],
+        note: Some("network and installation as a share of server capex: 8 % / 53 % = 0.15"),
+        help: "network and installation, paid with each purchase",
+    },
+    units_per_admin {
+        unit: "units per administrator",
+        valid: Valid::above(0.0, "units per administrator > 0"),
+        default: 100.0, Estimate,
+        source: [
+            "staffing",
+            "Industry staffing ratios: 1 administrator per ~100 servers (GPU: 1 FTE per 50–100 nodes); traditional 10–20:1, hyperscale 1,000+:1",
+            "",
+            "2024"
+        ],
+        note: Some("a fractional share of an administrator is charged per unit"),
+        help: "on-prem units one administrator runs",
+    },
+    admin_cost_usd_per_year {
+        unit: "USD/year",
+        valid: Valid::at_least(0.0, "USD per year ≥ 0"),
+        default: 126_700.0, Derived,
+        source: [
+            "bls-ooh-2022",
+            "US BLS Occupational Outlook Handbook: network and computer systems administrators, median pay $90,520 (May 2022)",
+            "https://www.bls.gov/ooh/computer-and-information-technology/network-and-computer-systems-administrators.htm",
+            "2023-09"
+        ],
+        note: Some("$90,520 x 1.4 employer cost loading (benefits and taxes; the 1.4 is an estimate)"),
+        help: "employer cost of one administrator",
+    },
+    egress_bytes_per_request {
+        unit: "B",
+        valid: Valid::at_least(0.0, "bytes ≥ 0"),
+        default: 2_000.0, Estimate,
+        source: [
+            "egress-size",
+            "tco-sim default: a JSON response of ~2 KB per request (a label, an embedding or a short completion)",
+            "",
+            "2026-11"
+        ],
+        note: Some("set it from your API's real response size"),
+        help: "response bytes sent out per request",
+    },
+    egress_usd_per_gb {
+        unit: "USD/GB",
+        valid: Valid::at_least(0.0, "USD per GB ≥ 0"),
+        default: 0.09, Cited,
+        source: [
+            "aws-egress-2026",
+            "AWS data transfer out to the internet, first 10 TB/month ($0.085–0.05 beyond)",
+            "https://aws.amazon.com/ec2/pricing/on-demand/",
+            "2026"
+        ],
+        note: Some("charged to cloud options only; on-prem transit is inside the installation share"),
+        help: "price of data sent out of the cloud (1 GB = 1e9 B)",
+    },
+}
+
+/// The cited default of every cost assumption.
+pub fn default_costs() -> CostInputs {
+    CostInputs::default()
+}
+
+/// The declaration of the assumption with this scenario key.
+pub fn cost_input(key: &str) -> Option<&'static CostInput> {
+    COST_INPUTS.iter().find(|c| c.key == key)
+}
+
+/// Every scenario key, in declaration order (for did-you-mean help).
+pub fn keys() -> Vec<&'static str> {
+    COST_INPUTS.iter().map(|c| c.key).collect()
+}
+
+/// The markdown table of every cost assumption, as `docs/scenario-format.md` shows it between
+/// its `cost-inputs` markers.
+pub fn docs_table() -> String {
+    let mut out = String::from(
+        "| key | meaning | unit | valid | default | source of the default |\n|---|---|---|---|---|---|\n",
+    );
+    for c in COST_INPUTS {
+        let d = &c.default;
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {}: {} ({}) |\n",
+            c.key,
+            c.help,
+            c.unit,
+            c.valid.text,
+            d.value,
+            d.basis.label(),
+            d.source.title.replace('|', "\\|"),
+            d.source.date,
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declarations_fields_and_defaults_agree() {
+        let d = CostInputs::default();
+        let fields = d.fields();
+        assert_eq!(fields.len(), COST_INPUTS.len());
+        for ((key, cited), decl) in fields.iter().zip(COST_INPUTS) {
+            assert_eq!(*key, decl.key);
+            assert_eq!(**cited, decl.default.cited());
+            let v = decl.valid;
+            let low = v.min.is_none_or(|m| {
+                if v.strict_min {
+                    cited.value > m
+                } else {
+                    cited.value >= m
+                }
+            });
+            assert!(
+                low && v.max.is_none_or(|m| cited.value <= m),
+                "{key} default outside its range"
+            );
+            assert!(!v.whole || cited.value.fract() == 0.0, "{key}");
+            assert!(
+                crate::cite::is_date(&cited.source.date),
+                "{key} default has no date"
+            );
+        }
+        assert_eq!(d.pue.value, 1.56);
+        assert_eq!(d.depreciation_years.value, 5.0);
+    }
+
+    #[test]
+    fn get_mut_reaches_every_key_and_no_other() {
+        let mut d = CostInputs::default();
+        for key in keys() {
+            d.get_mut(key).unwrap().value = -1.0;
+        }
+        assert!(d.fields().iter().all(|(_, c)| c.value == -1.0));
+        assert!(d.get_mut("pue_ratio").is_none());
+        assert_eq!(cost_input("pue").unwrap().unit, "ratio");
+    }
+
+    #[test]
+    fn docs_table_has_a_row_per_assumption() {
+        let t = docs_table();
+        assert_eq!(t.lines().count(), 2 + COST_INPUTS.len());
+        assert!(t.contains("| `pue` | power usage effectiveness"), "{t}");
+        assert!(t.contains("| 126700 | derived: US BLS"), "{t}");
+    }
+}

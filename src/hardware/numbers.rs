@@ -1,0 +1,458 @@
+//! The cited numbers of a hardware profile, each declared once — where it is written in the
+//! profile file, its name in reports, the unit it is written in, what values are valid and what
+//! it means — and [`Valid`], the range a declared number accepts (shared with the cost
+//! assumptions of [`crate::cost::inputs`], which sit later in the pipeline).
+//!
+//! Profile validation ([`super::Profile::from_source`]) reads and checks every number through its
+//! declaration; [`super::Profile::cited_numbers`] (the report's assumptions and `results.json`
+//! `inputs`) and the table in `docs/profile-format.md` ([`docs_table`]) list them from the same
+//! declarations, so a number cannot be validated but missing from the report, or documented with
+//! a range the code does not check.
+
+use toml::Spanned;
+
+use super::Profile;
+use super::file::{CitedEntry, ProfileFile};
+use crate::cite::{Cited, Sources};
+use crate::input::{InputError, NumberCheck, SourceFile};
+
+/// What values a declared number accepts: a lower bound (strict or not), an upper bound, whether
+/// it must be whole, and `text` saying so in words (the help line of an error and the docs).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Valid {
+    pub min: Option<f64>,
+    /// The lower bound itself is invalid (`> 0` rather than `≥ 0`).
+    pub strict_min: bool,
+    pub max: Option<f64>,
+    pub whole: bool,
+    pub text: &'static str,
+}
+
+impl Valid {
+    /// From `min` to `max`, both included.
+    pub const fn from_to(min: f64, max: f64, text: &'static str) -> Valid {
+        Valid {
+            min: Some(min),
+            strict_min: false,
+            max: Some(max),
+            whole: false,
+            text,
+        }
+    }
+
+    /// Above `min`, `min` excluded, up to `max` included: a fraction in (0, 1].
+    pub const fn above_to(min: f64, max: f64, text: &'static str) -> Valid {
+        Valid {
+            min: Some(min),
+            strict_min: true,
+            max: Some(max),
+            whole: false,
+            text,
+        }
+    }
+
+    /// `min` or more.
+    pub const fn at_least(min: f64, text: &'static str) -> Valid {
+        Valid {
+            min: Some(min),
+            strict_min: false,
+            max: None,
+            whole: false,
+            text,
+        }
+    }
+
+    /// More than `min`.
+    pub const fn above(min: f64, text: &'static str) -> Valid {
+        Valid {
+            min: Some(min),
+            strict_min: true,
+            max: None,
+            whole: false,
+            text,
+        }
+    }
+
+    /// The same range, whole numbers only.
+    pub const fn whole(self) -> Valid {
+        Valid {
+            whole: true,
+            ..self
+        }
+    }
+
+    /// Check one spanned value; errors name `field`, the value and [`Valid::text`].
+    pub fn check(
+        &self,
+        src: &SourceFile,
+        field: &str,
+        v: &Spanned<f64>,
+    ) -> Result<f64, InputError> {
+        let x = NumberCheck { source: src, field }.range(
+            v,
+            self.min,
+            self.strict_min,
+            self.max,
+            self.text,
+        )?;
+        if self.whole && x.fract() != 0.0 {
+            return Err(src
+                .error(v, field, format!("= {x} is not a whole number"))
+                .with_help(format!("valid: {}", self.text)));
+        }
+        Ok(x)
+    }
+}
+
+/// When a profile must give a number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    Required,
+    /// Required in a `kind = "cpu"` profile, optional otherwise.
+    RequiredForCpu,
+    Optional,
+    /// At least one peak precision must be given.
+    OneOfPeaks,
+    /// At least one price must be given.
+    OneOfPrices,
+}
+
+impl Presence {
+    fn label(self) -> &'static str {
+        match self {
+            Presence::Required => "required",
+            Presence::RequiredForCpu => "required for `cpu`",
+            Presence::Optional => "optional",
+            Presence::OneOfPeaks => "at least one precision",
+            Presence::OneOfPrices => "at least one price",
+        }
+    }
+}
+
+/// One cited number of a profile file.
+#[derive(Debug, Clone, Copy)]
+pub struct ProfileNumber {
+    /// Where it is written in a profile file, e.g. `chip.memory_gb`.
+    pub key: &'static str,
+    /// Its name in reports and `results.json`, with the SI unit it is held in when that differs
+    /// from the written one, e.g. `chip.memory [B]`.
+    pub label: &'static str,
+    /// The unit it is written in.
+    pub unit: &'static str,
+    /// Written unit → held unit (GB → B is 1e9).
+    pub scale: f64,
+    pub valid: Valid,
+    pub presence: Presence,
+    /// What it means, for the docs.
+    pub help: &'static str,
+    raw: fn(&ProfileFile) -> Option<&CitedEntry>,
+    held: fn(&Profile) -> Option<&Cited>,
+}
+
+impl ProfileNumber {
+    /// Read this number from a profile file: resolve its source, check its range, convert it to
+    /// the unit it is held in. `None` when the file does not give it.
+    pub fn read(
+        &self,
+        src: &SourceFile,
+        sources: &Sources,
+        f: &ProfileFile,
+    ) -> Result<Option<Cited>, InputError> {
+        let Some(e) = (self.raw)(f) else {
+            return Ok(None);
+        };
+        let c = sources.resolve(src, self.key, e)?;
+        self.valid.check(src, self.key, &e.value)?;
+        Ok(Some(c.scaled(self.scale)))
+    }
+
+    /// The validated value in a profile, if it has one.
+    pub fn get<'a>(&self, p: &'a Profile) -> Option<&'a Cited> {
+        (self.held)(p)
+    }
+}
+
+const WHOLE_UNITS: Valid = Valid::from_to(1.0, 1e6, "a whole number from 1 to 1,000,000").whole();
+const FRACTION: Valid = Valid::above_to(0.0, 1.0, "a fraction in (0, 1]");
+const USD: Valid = Valid::at_least(0.0, "USD ≥ 0");
+
+pub const CHIPS: ProfileNumber = ProfileNumber {
+    key: "chips",
+    label: "chips",
+    unit: "chips",
+    scale: 1.0,
+    valid: WHOLE_UNITS,
+    presence: Presence::Required,
+    help: "CPU sockets or accelerator devices in one unit",
+    raw: |f| Some(&f.chips),
+    held: |p| Some(&p.chips),
+};
+pub const CORES: ProfileNumber = ProfileNumber {
+    key: "chip.cores",
+    label: "chip.cores",
+    unit: "cores",
+    scale: 1.0,
+    valid: WHOLE_UNITS,
+    presence: Presence::RequiredForCpu,
+    help: "CPU cores per chip, each serving one request at a time",
+    raw: |f| f.chip.cores.as_ref(),
+    held: |p| p.cores_per_chip.as_ref(),
+};
+pub const CLOCK: ProfileNumber = ProfileNumber {
+    key: "chip.clock_ghz",
+    label: "chip.clock_ghz",
+    unit: "GHz",
+    scale: 1.0,
+    valid: Valid::above(0.0, "a clock in GHz > 0"),
+    presence: Presence::Optional,
+    help: "sustained all-core clock",
+    raw: |f| f.chip.clock_ghz.as_ref(),
+    held: |p| p.clock_ghz.as_ref(),
+};
+pub const MEMORY: ProfileNumber = ProfileNumber {
+    key: "chip.memory_gb",
+    label: "chip.memory [B]",
+    unit: "GB (1e9 B)",
+    scale: 1e9,
+    valid: Valid::above(0.0, "GB > 0"),
+    presence: Presence::Required,
+    help: "memory per chip that holds weights and KV cache",
+    raw: |f| Some(&f.chip.memory_gb),
+    held: |p| Some(&p.memory_bytes_per_chip),
+};
+pub const BANDWIDTH: ProfileNumber = ProfileNumber {
+    key: "chip.memory_bandwidth_gbps",
+    label: "chip.memory_bandwidth [B/s]",
+    unit: "GB/s (1e9 B/s)",
+    scale: 1e9,
+    valid: Valid::above(0.0, "GB/s > 0"),
+    presence: Presence::Required,
+    help: "sustainable-peak memory bandwidth per chip",
+    raw: |f| Some(&f.chip.memory_bandwidth_gbps),
+    held: |p| Some(&p.memory_bandwidth_per_chip),
+};
+
+/// One dense peak per precision; the label carries the precision as `Precision` prints it.
+macro_rules! peak {
+    ($name:ident, $field:ident, $precision:ident, $key:literal, $label:literal) => {
+        pub const $name: ProfileNumber = ProfileNumber {
+            key: $key,
+            label: $label,
+            unit: "TFLOP/s or TOPS",
+            scale: 1e12,
+            valid: Valid::above(0.0, "TFLOP/s > 0"),
+            presence: Presence::OneOfPeaks,
+            help: "dense (not 2:4-sparse) peak per chip at this precision",
+            raw: |f| f.chip.peak_tflops.$field.as_ref(),
+            held: |p| p.peak_per_chip.get(&super::Precision::$precision),
+        };
+    };
+}
+peak!(
+    PEAK_FP32,
+    fp32,
+    Fp32,
+    "chip.peak_tflops.fp32",
+    "chip.peak.fp32 [FLOP/s]"
+);
+peak!(
+    PEAK_FP16,
+    fp16,
+    Fp16,
+    "chip.peak_tflops.fp16",
+    "chip.peak.fp16 [FLOP/s]"
+);
+peak!(
+    PEAK_INT8,
+    int8,
+    Int8,
+    "chip.peak_tflops.int8",
+    "chip.peak.int8 [FLOP/s]"
+);
+peak!(
+    PEAK_FP8,
+    fp8,
+    Fp8,
+    "chip.peak_tflops.fp8",
+    "chip.peak.fp8 [FLOP/s]"
+);
+
+pub const IDLE_POWER: ProfileNumber = ProfileNumber {
+    key: "power.idle_w",
+    label: "power.idle_w",
+    unit: "W",
+    scale: 1.0,
+    valid: Valid::at_least(0.0, "watts ≥ 0"),
+    presence: Presence::Required,
+    help: "the whole unit at idle; at most `power.peak_w`",
+    raw: |f| Some(&f.power.idle_w),
+    held: |p| Some(&p.idle_power_w),
+};
+pub const PEAK_POWER: ProfileNumber = ProfileNumber {
+    key: "power.peak_w",
+    label: "power.peak_w",
+    unit: "W",
+    scale: 1.0,
+    valid: Valid::above(0.0, "watts > 0"),
+    presence: Presence::Required,
+    help: "the whole unit at full load",
+    raw: |f| Some(&f.power.peak_w),
+    held: |p| Some(&p.peak_power_w),
+};
+pub const EFFICIENCY_COMPUTE: ProfileNumber = ProfileNumber {
+    key: "efficiency.compute",
+    label: "efficiency.compute",
+    unit: "fraction",
+    scale: 1.0,
+    valid: FRACTION,
+    presence: Presence::Required,
+    help: "fraction of peak compute a real inference runtime reaches (e_c)",
+    raw: |f| Some(&f.efficiency.compute),
+    held: |p| Some(&p.efficiency_compute),
+};
+pub const EFFICIENCY_MEMORY: ProfileNumber = ProfileNumber {
+    key: "efficiency.memory",
+    label: "efficiency.memory",
+    unit: "fraction",
+    scale: 1.0,
+    valid: FRACTION,
+    presence: Presence::Required,
+    help: "fraction of peak memory bandwidth a real runtime reaches (e_m)",
+    raw: |f| Some(&f.efficiency.memory),
+    held: |p| Some(&p.efficiency_memory),
+};
+pub const BATCH_OVERHEAD: ProfileNumber = ProfileNumber {
+    key: "efficiency.batch_overhead_ms",
+    label: "efficiency.batch_overhead [s]",
+    unit: "ms",
+    scale: 1e-3,
+    valid: Valid::at_least(0.0, "milliseconds ≥ 0"),
+    presence: Presence::Required,
+    help: "fixed time per batch: launch, framework and dispatch overhead (t0)",
+    raw: |f| Some(&f.efficiency.batch_overhead_ms),
+    held: |p| Some(&p.batch_overhead_s),
+};
+pub const PURCHASE: ProfileNumber = ProfileNumber {
+    key: "price.purchase_usd",
+    label: "price.purchase_usd",
+    unit: "USD",
+    scale: 1.0,
+    valid: USD,
+    presence: Presence::OneOfPrices,
+    help: "on-prem purchase price of one unit (enables `on-prem`)",
+    raw: |f| f.price.purchase_usd.as_ref(),
+    held: |p| p.prices.purchase_usd.as_ref(),
+};
+pub const ON_DEMAND: ProfileNumber = ProfileNumber {
+    key: "price.on_demand_usd_per_hour",
+    label: "price.on_demand_usd_per_hour",
+    unit: "USD/h",
+    scale: 1.0,
+    valid: USD,
+    presence: Presence::OneOfPrices,
+    help: "hourly on-demand price (enables `on-demand`, and with a reservation `hybrid-*`)",
+    raw: |f| f.price.on_demand_usd_per_hour.as_ref(),
+    held: |p| p.prices.on_demand_usd_per_hour.as_ref(),
+};
+pub const RESERVED_1Y: ProfileNumber = ProfileNumber {
+    key: "price.reserved_1y_usd_per_hour",
+    label: "price.reserved_1y_usd_per_hour",
+    unit: "USD/h",
+    scale: 1.0,
+    valid: USD,
+    presence: Presence::OneOfPrices,
+    help: "effective hourly price of a 1-year reservation (enables `reserved-1y`)",
+    raw: |f| f.price.reserved_1y_usd_per_hour.as_ref(),
+    held: |p| p.prices.reserved_1y_usd_per_hour.as_ref(),
+};
+pub const RESERVED_3Y: ProfileNumber = ProfileNumber {
+    key: "price.reserved_3y_usd_per_hour",
+    label: "price.reserved_3y_usd_per_hour",
+    unit: "USD/h",
+    scale: 1.0,
+    valid: USD,
+    presence: Presence::OneOfPrices,
+    help: "effective hourly price of a 3-year reservation (enables `reserved-3y`)",
+    raw: |f| f.price.reserved_3y_usd_per_hour.as_ref(),
+    held: |p| p.prices.reserved_3y_usd_per_hour.as_ref(),
+};
+
+/// Every cited number of a profile, in the order reports list them.
+pub static PROFILE_NUMBERS: &[ProfileNumber] = &[
+    CHIPS,
+    CORES,
+    CLOCK,
+    MEMORY,
+    BANDWIDTH,
+    PEAK_FP32,
+    PEAK_FP16,
+    PEAK_INT8,
+    PEAK_FP8,
+    IDLE_POWER,
+    PEAK_POWER,
+    EFFICIENCY_COMPUTE,
+    EFFICIENCY_MEMORY,
+    BATCH_OVERHEAD,
+    PURCHASE,
+    ON_DEMAND,
+    RESERVED_1Y,
+    RESERVED_3Y,
+];
+
+/// The markdown table of every cited profile number, as `docs/profile-format.md` shows it
+/// between its `profile-numbers` markers.
+pub fn docs_table() -> String {
+    let mut out = String::from(
+        "| key | unit | valid | given | in reports as | meaning |\n|---|---|---|---|---|---|\n",
+    );
+    for n in PROFILE_NUMBERS {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | `{}` | {} |\n",
+            n.key,
+            n.unit,
+            n.valid.text,
+            n.presence.label(),
+            n.label,
+            n.help
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_and_labels_are_unique() {
+        let mut keys: Vec<&str> = PROFILE_NUMBERS.iter().map(|n| n.key).collect();
+        let mut labels: Vec<&str> = PROFILE_NUMBERS.iter().map(|n| n.label).collect();
+        keys.sort();
+        labels.sort();
+        let n = PROFILE_NUMBERS.len();
+        keys.dedup();
+        labels.dedup();
+        assert_eq!((keys.len(), labels.len()), (n, n));
+    }
+
+    #[test]
+    fn a_whole_number_rejects_a_fraction_with_the_declared_text() {
+        let src = SourceFile::from_text("v.toml", "x = 2.5\n");
+        #[derive(serde::Deserialize)]
+        struct X {
+            x: Spanned<f64>,
+        }
+        let x: X = src.parse().unwrap();
+        let e = WHOLE_UNITS.check(&src, "chips", &x.x).unwrap_err();
+        assert_eq!(e.message, "= 2.5 is not a whole number");
+        assert_eq!(
+            e.help.as_deref(),
+            Some("valid: a whole number from 1 to 1,000,000")
+        );
+        assert_eq!(e.position, Some((1, 5)));
+        assert_eq!(
+            FRACTION.check(&src, "f", &x.x).unwrap_err().message,
+            "= 2.5 is out of range"
+        );
+    }
+}

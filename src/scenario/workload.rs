@@ -1,0 +1,191 @@
+//! Validation of a scenario's `[workload]` table into a [`Workload`]: a shipped preset, or a
+//! custom classic or generative model with its numbers cited to the scenario (or to the
+//! `source` the table gives), plus the token counts of a generative request. Called by
+//! [`super::Scenario::from_source`] before traffic and tiers, which need the workload.
+
+use toml::Spanned;
+
+use super::file::WorkloadFile;
+use super::{user_cited, whole};
+use crate::cite::Cited;
+use crate::hardware::Precision;
+use crate::input::{InputError, NumberCheck, SourceFile, closest};
+use crate::workload::{self, ClassicModel, GenerativeModel, TokenCount, Workload};
+
+/// Validate `[workload]`: a preset, or a custom classic or generative model.
+pub(super) fn validate(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, InputError> {
+    let precision = *w.precision.get_ref();
+    let num = |v: &Option<Spanned<f64>>, field: &str| -> Result<Option<Cited>, InputError> {
+        v.as_ref()
+            .map(|s| {
+                let x = NumberCheck { source: src, field }.positive(s, "a number > 0")?;
+                Ok(user_cited(src, s, x, w.source.as_ref()))
+            })
+            .transpose()
+    };
+    let generative_keys = [&w.layers, &w.hidden_size, &w.kv_heads, &w.head_dim];
+    let is_generative_custom = generative_keys.iter().any(|k| k.is_some());
+    if let Some(preset) = &w.preset {
+        let p = preset.get_ref().as_str();
+        if let Some(model) = workload::classic_preset(p) {
+            reject_extra(src, w, false)?;
+            return Ok(Workload::Classic { model, precision });
+        }
+        if let Some(model) = workload::generative_preset(p) {
+            reject_extra(src, w, true)?;
+            return generative(src, w, model, precision);
+        }
+        let all: Vec<&str> = workload::CLASSIC_PRESETS
+            .iter()
+            .chain(workload::GENERATIVE_PRESETS.iter())
+            .copied()
+            .collect();
+        let help = match closest(p, &all) {
+            Some(b) => format!("did you mean `{b}`? presets: {}", all.join(", ")),
+            None => format!(
+                "presets: {}; or omit `preset` and give the model's numbers",
+                all.join(", ")
+            ),
+        };
+        return Err(src
+            .error(
+                preset,
+                "workload.preset",
+                format!("unknown workload preset `{p}`"),
+            )
+            .with_help(help));
+    }
+    let name = w.name.clone().unwrap_or_else(|| "custom model".into());
+    if is_generative_custom {
+        let need = |v: &Option<Spanned<f64>>, field: &str| -> Result<Cited, InputError> {
+            num(v, field)?.ok_or_else(|| {
+                src.error_at(None, field, "missing for a custom generative model")
+                    .with_help("a generative model needs parameters, layers, hidden_size, kv_heads and head_dim")
+            })
+        };
+        let model = GenerativeModel {
+            name,
+            parameters: need(&w.parameters, "workload.parameters")?,
+            layers: need(&w.layers, "workload.layers")?,
+            hidden_size: need(&w.hidden_size, "workload.hidden_size")?,
+            kv_heads: need(&w.kv_heads, "workload.kv_heads")?,
+            head_dim: need(&w.head_dim, "workload.head_dim")?,
+        };
+        return generative(src, w, model, precision);
+    }
+    let need = |v: &Option<Spanned<f64>>, field: &str| -> Result<Cited, InputError> {
+        num(v, field)?.ok_or_else(|| {
+            src.error_at(None, field, "missing for a custom model")
+                .with_help(format!(
+                    "give `preset` (one of {}) or flops_per_item, parameters and activation_elements_per_item",
+                    workload::CLASSIC_PRESETS.join(", ")
+                ))
+        })
+    };
+    let model = ClassicModel {
+        name,
+        flops_per_item: need(&w.flops_per_item, "workload.flops_per_item")?,
+        parameters: need(&w.parameters, "workload.parameters")?,
+        activation_elements_per_item: need(
+            &w.activation_elements_per_item,
+            "workload.activation_elements_per_item",
+        )?,
+    };
+    Ok(Workload::Classic { model, precision })
+}
+
+/// A preset fixes the model's numbers; giving them too is a contradiction, not an override.
+fn reject_extra(src: &SourceFile, w: &WorkloadFile, generative: bool) -> Result<(), InputError> {
+    let model_keys = [
+        ("flops_per_item", &w.flops_per_item),
+        ("parameters", &w.parameters),
+        (
+            "activation_elements_per_item",
+            &w.activation_elements_per_item,
+        ),
+        ("layers", &w.layers),
+        ("hidden_size", &w.hidden_size),
+        ("kv_heads", &w.kv_heads),
+        ("head_dim", &w.head_dim),
+    ];
+    for (k, v) in model_keys {
+        if let Some(v) = v {
+            return Err(src
+                .error(
+                    v,
+                    format!("workload.{k}"),
+                    "a preset already fixes this number",
+                )
+                .with_help("remove `preset` to describe a custom model, or remove this key"));
+        }
+    }
+    if !generative {
+        for (k, v) in [
+            ("prompt_tokens", &w.prompt_tokens),
+            ("output_tokens", &w.output_tokens),
+        ] {
+            if let Some(v) = v {
+                return Err(src
+                    .error(
+                        v,
+                        format!("workload.{k}"),
+                        "token counts apply only to generative models",
+                    )
+                    .with_help(format!(
+                        "`{k}` is for llama-3-8b, llama-2-70b or a custom generative model"
+                    )));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn generative(
+    src: &SourceFile,
+    w: &WorkloadFile,
+    model: GenerativeModel,
+    precision: Precision,
+) -> Result<Workload, InputError> {
+    let tokens = |v: &Option<Spanned<f64>>, field: &str, default: f64| -> Result<f64, InputError> {
+        match v {
+            Some(s) => NumberCheck { source: src, field }.range(
+                s,
+                Some(1.0),
+                false,
+                Some(1e6),
+                "tokens from 1 to 1,000,000",
+            ),
+            None => Ok(default),
+        }
+    };
+    let prompt = tokens(&w.prompt_tokens, "workload.prompt_tokens", 1024.0)?;
+    let output = tokens(&w.output_tokens, "workload.output_tokens", 256.0)?;
+    let cv = match &w.token_cv {
+        Some(s) => NumberCheck {
+            source: src,
+            field: "workload.token_cv",
+        }
+        .range(s, Some(0.0), false, Some(10.0), "0 (fixed) up to 10")?,
+        None => 0.0,
+    };
+    let max = match &w.max_tokens {
+        Some(m) => whole(src, m, "workload.max_tokens", 1, 1_000_000)?,
+        None => 32_768,
+    };
+    let count = |mean: f64| {
+        if cv == 0.0 {
+            TokenCount::Fixed {
+                tokens: mean.round() as u32,
+            }
+        } else {
+            TokenCount::LogNormal { mean, cv, max }
+        }
+    };
+    Ok(Workload::Generative {
+        model,
+        precision,
+        prompt_tokens: count(prompt),
+        output_tokens: count(output),
+        tokens_from_trace: w.tokens_from_trace.unwrap_or(true),
+    })
+}
