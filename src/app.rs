@@ -204,7 +204,8 @@ pub fn write_reports(
     let mut written = Vec::new();
     let mut put = |name: &str, bytes: &[u8]| -> Result<()> {
         let p = out.join(name);
-        report::write_atomic(&p, bytes).with_context(|| format!("writing {}", p.display()))?;
+        crate::output::write_atomic(&p, bytes)
+            .with_context(|| format!("writing {}", p.display()))?;
         written.push(p);
         Ok(())
     };
@@ -337,7 +338,7 @@ fn simulate(args: &SimulateArgs, global: &GlobalArgs) -> Result<()> {
 }
 
 fn simulate_table(s: &Scenario, year: u32, design: f64, rows: &[SimulateRow]) -> String {
-    use crate::report::table::ms;
+    use crate::format::ms;
     let pct = format!("p{}", s.slo.percentile);
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED)
@@ -483,7 +484,7 @@ fn profiles(name: Option<&str>, dir: Option<PathBuf>, global: &GlobalArgs) -> Re
 fn money(c: Option<&crate::cite::Cited>, per_hour: bool) -> String {
     match c {
         Some(c) if per_hour => format!("${:.4}/h", c.value),
-        Some(c) => results::usd(c.value),
+        Some(c) => crate::format::usd(c.value),
         None => "–".into(),
     }
 }
@@ -596,7 +597,7 @@ fn init(path: &Path, force: bool, global: &GlobalArgs) -> Result<()> {
                 .into(),
         );
     }
-    report::write_atomic(path, STARTER_SCENARIO.as_bytes())
+    crate::output::write_atomic(path, STARTER_SCENARIO.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     if !global.quiet {
         println!(

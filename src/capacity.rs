@@ -221,7 +221,7 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier, plan: &ServicePlan) -> Ve
             let capacity = units as f64 * throughput;
             let served = mean.min(capacity);
             let requests = if served < mean {
-                served * crate::cost::HOURS_PER_YEAR * 3600.0
+                served * crate::units::HOURS_PER_YEAR * crate::units::HOUR_S
             } else {
                 scenario.traffic.requests_per_year(year)
             };

@@ -27,11 +27,7 @@ use serde::Serialize;
 
 use crate::hardware::{DeploymentOption, Profile};
 use crate::scenario::CostInputs;
-
-/// Hours in a (non-leap) year.
-pub const HOURS_PER_YEAR: f64 = 8760.0;
-/// Days in a year, for hours-per-day break-even.
-pub const DAYS_PER_YEAR: f64 = 365.0;
+use crate::units::{DAYS_PER_YEAR, HOURS_PER_YEAR};
 
 /// What a tier needs in one year: the output of the capacity plan.
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -6,8 +6,8 @@
 //! descriptions earlier stages write.
 //!
 //! Conventions, in every function here:
-//! - thousands are grouped with commas ("1,234,567") in text meant for people; [`fixed`] is the
-//!   one exception, for machine-readable files;
+//! - thousands are grouped with commas ("1,234,567") in amounts meant for people; [`fixed`]
+//!   (machine-readable files) and [`count`] (fleet sizes) are the exceptions;
 //! - a value that rounds to zero prints without a sign ("0", not "-0");
 //! - units follow the number after a space ("12 %", "1,250 ms"), except the currency sign,
 //!   which leads ("-$1,234"), and the multiplication sign ("2.5×");
@@ -42,9 +42,14 @@ pub fn grouped(x: f64, decimals: usize) -> String {
     out
 }
 
-/// A whole count with grouped thousands: "1,024".
+/// A count of things — units in a fleet, instances, replications: plain digits, "1191".
+///
+/// Counts are not grouped: the capacity chart has always listed fleet sizes as
+/// "units: 794 1191 1787", the shipped charts must stay byte-identical, and a count should
+/// read the same in the terminal, the PDF and the chart. Change it here, and only here, to
+/// group them.
 pub fn count(n: impl Into<u64>) -> String {
-    grouped(n.into() as f64, 0)
+    n.into().to_string()
 }
 
 /// Machine-readable decimals for CSV: a fixed number of decimals, '.' as the decimal point, no
@@ -231,6 +236,15 @@ pub fn percent(fraction: f64, decimals: usize) -> String {
     with_unit(grouped(fraction * 100.0, decimals), "%")
 }
 
+/// A range of fractions as percentages: (0.62, 0.81) → "62–81 %".
+pub fn percent_range(lo: f64, hi: f64, decimals: usize) -> String {
+    format!(
+        "{}–{}",
+        grouped(lo * 100.0, decimals),
+        percent(hi, decimals)
+    )
+}
+
 /// A change as a signed percentage: 0.0123 → "+1.2 %", -0.5 → "-50.0 %" (1 decimal).
 pub fn percent_change(fraction: f64, decimals: usize) -> String {
     let s = grouped(fraction * 100.0, decimals);
@@ -321,7 +335,8 @@ mod tests {
         assert_eq!(grouped(1e21, 0), "1,000,000,000,000,000,000,000");
         assert_eq!(grouped(f64::NAN, 1), MISSING);
         assert_eq!(grouped(f64::INFINITY, 0), MISSING);
-        assert_eq!(count(1_024u32), "1,024");
+        assert_eq!(count(1_024u32), "1024");
+        assert_eq!(count(u64::MAX), "18446744073709551615");
         assert_eq!(count(7u32), "7");
     }
 
@@ -426,6 +441,7 @@ mod tests {
         assert_eq!(percent(0.9996, 1), "100.0 %");
         assert_eq!(percent(-0.001, 0), "0 %");
         assert_eq!(percent(12.3456, 0), "1,235 %");
+        assert_eq!(percent_range(0.62, 0.814, 0), "62–81 %");
         assert_eq!(percent_change(0.0123, 1), "+1.2 %");
         assert_eq!(percent_change(-0.5, 1), "-50.0 %");
         assert_eq!(percent_change(-0.0001, 1), "+0.0 %");

@@ -25,8 +25,12 @@ pub const HOURS_PER_YEAR: f64 = YEAR_HOURS as f64;
 /// Seconds in a year.
 pub const YEAR_S: f64 = HOURS_PER_YEAR * HOUR_S;
 
-/// Whole seconds in a day, for splitting Unix time into days and time of day.
-pub const DAY_SECONDS: u64 = 86_400;
+/// Whole seconds in a minute, for splitting Unix time into fields.
+pub const MINUTE_SECONDS: u64 = 60;
+/// Whole seconds in an hour.
+pub const HOUR_SECONDS: u64 = 60 * MINUTE_SECONDS;
+/// Whole seconds in a day.
+pub const DAY_SECONDS: u64 = 24 * HOUR_SECONDS;
 
 /// A date in the proleptic Gregorian calendar. `Display` prints it as ISO 8601, `YYYY-MM-DD`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -118,6 +122,8 @@ mod tests {
         assert_eq!(HOURS_PER_YEAR, 8_760.0);
         assert_eq!(DAY_S, 86_400.0);
         assert_eq!(DAY_SECONDS as f64, DAY_S);
+        assert_eq!(HOUR_SECONDS as f64, HOUR_S);
+        assert_eq!(MINUTE_SECONDS as f64, MINUTE_S);
         assert_eq!(YEAR_S, 31_536_000.0);
     }
 

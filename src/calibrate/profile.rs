@@ -548,31 +548,11 @@ pub fn to_toml(p: &ProfileFile) -> anyhow::Result<String> {
     ))
 }
 
-/// Write `text` to `path` atomically: a temporary file in the same folder, flushed, then
-/// renamed over the target, so a reader never sees half a profile.
+/// Write `text` to `path` with the one atomic writer, [`crate::output::write_atomic`], so a
+/// reader never sees half a profile.
 pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path
-        .file_name()
-        .with_context(|| format!("{} names no file", path.display()))?
-        .to_string_lossy();
-    let tmp = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f =
-            std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
+    crate::output::write_atomic(path, text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use plotters::style::FontTransform;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::draw::{self, Area, Axis, Boxed, DrawResult, Head, Marker, Placer};
+use crate::format;
 
 /// Formats a tick value.
 pub type Fmt = Box<dyn Fn(f64) -> String>;
@@ -20,6 +21,17 @@ pub struct AxisSpec {
     pub axis: Axis,
     pub fmt: Fmt,
     pub desc: String,
+}
+
+/// A dollar axis from 0 to about `max` with six round ticks, labelled in one unit ("$250k").
+pub fn money_axis(max: f64, desc: &str) -> AxisSpec {
+    let axis = draw::nice_axis(0.0, max, 6);
+    let (step, top) = (axis.step, axis.max);
+    AxisSpec {
+        axis,
+        fmt: Box::new(move |v| format::usd_tick(v, step, top)),
+        desc: desc.into(),
+    }
 }
 
 /// One line.
