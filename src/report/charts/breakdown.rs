@@ -201,17 +201,11 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
                             draw::fixed_axis(0.0, axis.max * 1.08, axis.ticks.clone()),
                         )?;
                     let xf = |v: &f64| format!("{}", v.round() as i64);
-                    chart
-                        .configure_mesh()
+                    draw::house_mesh(&mut chart.configure_mesh())
                         .disable_x_mesh()
                         .x_desc("Year")
                         .x_label_formatter(&xf)
                         .y_label_formatter(&yf)
-                        .label_style(draw::text(draw::TICK_PX, draw::INK))
-                        .axis_desc_style(draw::text(draw::AXIS_PX, draw::INK))
-                        .bold_line_style(draw::GRID.stroke_width(1))
-                        .light_line_style(TRANSPARENT)
-                        .axis_style(draw::AXIS.stroke_width(1))
                         .draw()?;
                     let (px, _) = chart.plotting_area().get_pixel_range();
                     let slot = (px.end - px.start) as f64 / years.max(1) as f64;

@@ -447,6 +447,23 @@ pub fn frame(root: &Area<'_>, head: &Head) -> DrawResult<PlotRect> {
     })
 }
 
+/// The house look of a chart's axes and grid: tick labels and axis titles in ink, light grey
+/// grid lines at the ticks only, grey axis lines. Every chart starts its mesh here.
+pub fn house_mesh<'m, 'a, 'b, X, Y, DB>(
+    mesh: &'m mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>,
+) -> &'m mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: plotters::coord::ranged1d::Ranged<ValueType: std::fmt::Debug>,
+    Y: plotters::coord::ranged1d::Ranged<ValueType: std::fmt::Debug>,
+    DB: DrawingBackend,
+{
+    mesh.label_style(text(TICK_PX, INK))
+        .axis_desc_style(text(AXIS_PX, INK))
+        .bold_line_style(GRID.stroke_width(1))
+        .light_line_style(TRANSPARENT)
+        .axis_style(AXIS.stroke_width(1))
+}
+
 /// The plot's drawing area inside the root.
 pub fn plot_area<'a>(root: &Area<'a>, r: PlotRect) -> Area<'a> {
     root.clone().shrink(

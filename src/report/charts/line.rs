@@ -160,17 +160,11 @@ pub fn render(c: &LineChart) -> DrawResult<String> {
             .build_cartesian_2d(x.clone(), y.clone())?;
         let xf = |v: &f64| (c.x.fmt)(*v);
         let yf = |v: &f64| (c.y.fmt)(*v);
-        chart
-            .configure_mesh()
+        draw::house_mesh(&mut chart.configure_mesh())
             .x_desc(c.x.desc.as_str())
             .y_desc(c.y.desc.as_str())
             .x_label_formatter(&xf)
             .y_label_formatter(&yf)
-            .label_style(draw::text(draw::TICK_PX, draw::INK))
-            .axis_desc_style(draw::text(draw::AXIS_PX, draw::INK))
-            .bold_line_style(draw::GRID.stroke_width(1))
-            .light_line_style(TRANSPARENT)
-            .axis_style(draw::AXIS.stroke_width(1))
             .draw()?;
 
         let (px, py) = chart.plotting_area().get_pixel_range();

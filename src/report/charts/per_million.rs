@@ -105,17 +105,11 @@ pub(super) fn per_million(ctx: &Context<'_>) -> Result<Built, ChartError> {
                     .unwrap_or_default()
             };
             let xf = |v: &f64| format::usd_tick(*v, step, top);
-            chart
-                .configure_mesh()
+            draw::house_mesh(&mut chart.configure_mesh())
                 .disable_y_mesh()
                 .y_label_formatter(&yf)
                 .x_label_formatter(&xf)
                 .x_desc("USD per million requests")
-                .label_style(draw::text(draw::TICK_PX, draw::INK))
-                .axis_desc_style(draw::text(draw::AXIS_PX, draw::INK))
-                .bold_line_style(draw::GRID.stroke_width(1))
-                .light_line_style(TRANSPARENT)
-                .axis_style(draw::AXIS.stroke_width(1))
                 .draw()?;
             let (px, _) = chart.plotting_area().get_pixel_range();
             for (i, (s, v)) in rows.iter().enumerate() {
