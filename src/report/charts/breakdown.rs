@@ -98,21 +98,22 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
             .map(|s| s.0)
             .filter(|&top| shares.iter().all(|s| s.0 == top))
         {
-            let lo = shares.iter().map(|s| s.1).fold(f64::MAX, f64::min) * 100.0;
-            let hi = shares.iter().map(|s| s.1).fold(0.0, f64::max) * 100.0;
+            let lo = shares.iter().map(|s| s.1).fold(f64::MAX, f64::min);
+            let hi = shares.iter().map(|s| s.1).fold(0.0, f64::max);
             let what = comps[top].0;
             // "100 %" would hide the small components that are there.
-            let pct = |v: f64| {
+            let pct = |share: f64| {
+                let v = share * 100.0;
                 if v > 99.5 && v < 100.0 {
                     "over 99 %".to_string()
                 } else {
-                    format!("{v:.0} %")
+                    format::percent(share, 0)
                 }
             };
             let share = if pct(lo) == pct(hi) {
                 pct(lo)
             } else {
-                format!("{:.0}–{}", lo, pct(hi))
+                format!("{}–{}", format::grouped(lo * 100.0, 0), pct(hi))
             };
             if options.len() == 1 {
                 format!(

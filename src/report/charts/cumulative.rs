@@ -141,7 +141,7 @@ pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
             for (x, y) in crossings(a, b) {
                 marks.push(Mark {
                     at: (x, y),
-                    label: format!("year {x:.1}"),
+                    label: format!("year {}", format::grouped(x, 1)),
                     color: draw::INK,
                     secondary: false,
                 });

@@ -50,9 +50,9 @@ pub(super) fn per_million(ctx: &Context<'_>) -> Result<Built, ChartError> {
         && best_v > 0.0
     {
         subtitle.push_str(&format!(
-            " Dearest: {} at {:.1}× the cheapest.",
+            " Dearest: {} at {} the cheapest.",
             option_name(&worst.tier.name, worst.cost.option),
-            wv / best_v
+            format::times(wv / best_v)
         ));
     }
     if !missing.is_empty() {
