@@ -247,7 +247,8 @@ pub fn calibrate(args: &CalibrateArgs) -> Result<()> {
     let done = calibrate::run(&options, &|step| bar.calibration(step));
     bar.finish();
     let done = done?;
-    calibrate::profile::write_atomic(&args.out, &done.profile_toml)?;
+    crate::output::write_atomic(&args.out, done.profile_toml.as_bytes())
+        .with_context(|| format!("writing {}", args.out.display()))?;
     print!(
         "{}",
         calibrate::summary(&done.calibration, &done.derived, &args.out)
@@ -263,7 +264,7 @@ fn init(path: &Path, force: bool, global: &GlobalArgs) -> Result<()> {
                 .into(),
         );
     }
-    report::write_atomic(path, STARTER_SCENARIO.as_bytes())
+    crate::output::write_atomic(path, STARTER_SCENARIO.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     if !global.quiet {
         println!(

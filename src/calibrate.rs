@@ -195,7 +195,7 @@ pub fn run(options: &Options, progress: &(dyn Fn(Step<'_>) + Sync)) -> anyhow::R
 /// Check the options and load `--base` before spending a minute measuring.
 fn inputs(args: &Options) -> anyhow::Result<profile::ProfileInputs> {
     if let Effort::Timed(d) = args.effort
-        && !(d.is_finite() && d > 0.0 && d <= 86_400.0)
+        && !(d.is_finite() && d > 0.0 && d <= crate::units::DAY_S)
     {
         bail!("--duration {d} is out of range; valid: seconds in (0, 86400]");
     }
@@ -430,32 +430,5 @@ fn today_utc() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    civil_date((secs / 86_400) as i64)
-}
-
-/// Days since 1970-01-01 → `YYYY-MM-DD` (proleptic Gregorian; H. Hinnant, "chrono-Compatible
-/// Low-Level Date Algorithms", `civil_from_days`).
-pub fn civil_date(days: i64) -> String {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn civil_dates() {
-        assert_eq!(civil_date(0), "1970-01-01");
-        assert_eq!(civil_date(11_016), "2000-02-29");
-        assert_eq!(civil_date(20_786), "2026-11-29");
-    }
+    crate::units::CivilDate::from_unix(secs).to_string()
 }

@@ -17,7 +17,6 @@ use serde::Serialize;
 
 use crate::perf::ServicePlan;
 use crate::scenario::{Scenario, Tier};
-use crate::traffic::YEAR_HOURS;
 
 /// Why the search for a fleet size stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -105,7 +104,7 @@ impl FleetYear {
     /// Instance-hours an autoscaled fleet runs in the year.
     pub fn instance_hours(&self) -> f64 {
         if self.hourly_units.is_empty() {
-            self.units as f64 * YEAR_HOURS as f64
+            self.units as f64 * crate::units::HOURS_PER_YEAR
         } else {
             self.hourly_units.iter().map(|&u| u as f64).sum()
         }
@@ -294,7 +293,7 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier) -> Vec<CapacityYear> {
             let capacity = units as f64 * throughput;
             let served = mean.min(capacity);
             let requests = if served < mean {
-                served * YEAR_HOURS as f64 * 3600.0
+                served * crate::units::HOURS_PER_YEAR * crate::units::HOUR_S
             } else {
                 scenario.traffic.requests_per_year(year)
             };

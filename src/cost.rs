@@ -31,11 +31,7 @@ use serde::Serialize;
 use crate::capacity::FleetYear;
 use crate::cost::inputs::CostInputs;
 use crate::hardware::{DeploymentOption, Profile};
-
-/// Hours in a (non-leap) year.
-pub const HOURS_PER_YEAR: f64 = 8760.0;
-/// Days in a year, for hours-per-day break-even.
-pub const DAYS_PER_YEAR: f64 = 365.0;
+use crate::units::{DAYS_PER_YEAR, HOURS_PER_YEAR};
 
 /// One year of one option.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]

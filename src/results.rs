@@ -16,6 +16,7 @@ pub use note::Note;
 
 use crate::capacity::{self, CapacityYear, LoadPoint, TierPlan};
 use crate::cost::{self, CostLine, ExactBreakEven, OptionCost};
+use crate::format::usd;
 use crate::hardware::{DeploymentOption, UnitKind};
 use crate::scenario::{InputRecord, Scenario};
 use crate::sim::SimError;
@@ -534,44 +535,4 @@ fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation
         margin_fraction,
         sentence,
     })
-}
-
-/// "$1,234,567" — whole dollars with thousands separators.
-pub fn usd(x: f64) -> String {
-    let neg = x < 0.0 && x.round() != 0.0;
-    let s = format!("{:.0}", x.abs());
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    format!("{}${out}", if neg { "-" } else { "" })
-}
-
-/// "$2,731.11" — dollars and cents with thousands separators.
-pub fn usd_cents(x: f64) -> String {
-    let cents = (x.abs() * 100.0).round();
-    let whole = usd((cents / 100.0).trunc());
-    let sign = if x < 0.0 && cents > 0.0 { "-" } else { "" };
-    format!("{sign}{whole}.{:02}", (cents % 100.0) as u64)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn usd_groups_thousands() {
-        assert_eq!(usd(871_912.4), "$871,912");
-        assert_eq!(usd(4_306_416.0), "$4,306,416");
-        assert_eq!(usd(12.0), "$12");
-        assert_eq!(usd(-1234.0), "-$1,234");
-        assert_eq!(usd(0.0), "$0");
-        assert_eq!(usd(-0.4), "$0");
-        assert_eq!(usd_cents(2731.114), "$2,731.11");
-        assert_eq!(usd_cents(0.999), "$1.00");
-        assert_eq!(usd_cents(-12.5), "-$12.50");
-    }
 }

@@ -600,7 +600,13 @@ fn validate_tier(
             .with_help(e.help.clone().unwrap_or_default())
     })?;
     let autoscale_interval_h = match &t.autoscale_interval_hours {
-        Some(h) => whole(src, h, &field("autoscale_interval_hours"), 1, 8760)?,
+        Some(h) => whole(
+            src,
+            h,
+            &field("autoscale_interval_hours"),
+            1,
+            crate::units::YEAR_HOURS as i64,
+        )?,
         None => 1,
     };
     Ok(Tier {

@@ -28,6 +28,8 @@ pub mod trace;
 
 use std::fmt;
 
+use crate::units::{HOUR_S, YEAR_HOURS, YEAR_S};
+
 pub use arrivals::{Burstiness, NhppArrivals, Segment};
 pub use curve::{Bursts, DailyShape, Diurnal, RateCurve, Weekly};
 pub use series::{RateSeries, SeriesTraffic};
@@ -46,16 +48,6 @@ pub struct Request {
     pub output_tokens: u32,
 }
 
-/// Seconds in an hour.
-pub const HOUR_S: f64 = 3_600.0;
-/// Seconds in a day.
-pub const DAY_S: f64 = 86_400.0;
-/// Days in a year (no leap days).
-pub const YEAR_DAYS: usize = 365;
-/// Hours in a year: the length of [`TrafficSpec::hourly_rates`].
-pub const YEAR_HOURS: usize = 8_760;
-/// Seconds in a year.
-pub const YEAR_S: f64 = 31_536_000.0;
 /// The longest window an arrival iterator covers \[s\] (100 years): beyond it nanosecond times
 /// would approach `u64::MAX` (584 years).
 pub const MAX_WINDOW_S: f64 = 100.0 * YEAR_S;

@@ -133,7 +133,7 @@ fn every_chart_parses_and_shows_its_series_and_labels() {
     for t in &r.tiers {
         for o in &t.options {
             if let Some(v) = o.cost_per_million_usd {
-                assert_has(cpm, &[&tco_sim::results::usd_cents(v)]);
+                assert_has(cpm, &[&tco_sim::format::usd_cents(v)]);
             }
         }
     }

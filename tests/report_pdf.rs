@@ -11,8 +11,9 @@ use std::process::Command;
 
 use predicates::prelude::*;
 use report_fixtures::{MIXED, degenerate, empty, from_toml, out_dir, repo, shipped, with_latency};
+use tco_sim::format::{usd, usd_cents};
 use tco_sim::report::{charts, pdf};
-use tco_sim::results::{RunResults, usd, usd_cents};
+use tco_sim::results::RunResults;
 
 /// 2026-11-29T12:34:56Z.
 const EPOCH: &str = "1795955696";

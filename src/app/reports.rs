@@ -29,7 +29,8 @@ pub fn write_reports(
     let mut written = Vec::new();
     let mut put = |name: &str, bytes: &[u8]| -> Result<()> {
         let p = out.join(name);
-        report::write_atomic(&p, bytes).with_context(|| format!("writing {}", p.display()))?;
+        crate::output::write_atomic(&p, bytes)
+            .with_context(|| format!("writing {}", p.display()))?;
         written.push(p);
         Ok(())
     };

@@ -24,7 +24,6 @@
 //!   absent in most VMs and containers) BW is the measured triad itself and e_m = 1.0.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use anyhow::Context;
 
@@ -546,33 +545,6 @@ pub fn to_toml(p: &ProfileFile) -> anyhow::Result<String> {
     Ok(format!(
         "# Written by `tco-sim calibrate`; measured numbers carry basis = \"measured\" and cite the\n# [sources.calibrate-*] run. Rerun it rather than editing the figures by hand.\n{body}"
     ))
-}
-
-/// Write `text` to `path` atomically: a temporary file in the same folder, flushed, then
-/// renamed over the target, so a reader never sees half a profile.
-pub fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let file_name = path
-        .file_name()
-        .with_context(|| format!("{} names no file", path.display()))?
-        .to_string_lossy();
-    let tmp = dir.join(format!(".{file_name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut f =
-            std::fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-            .with_context(|| format!("renaming {} to {}", tmp.display(), path.display()))
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 #[cfg(test)]

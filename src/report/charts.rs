@@ -19,11 +19,14 @@
 //! | `latency-<tier>` | how much load a tier's planned fleet takes before the tail breaks the SLO |
 //! | `latency-cdf` | what latency requests see at the planned fleet |
 
+mod break_even;
+mod breakdown;
 mod capacity;
-mod cost;
+mod cumulative;
 pub mod draw;
 mod latency;
 mod line;
+mod per_million;
 
 use rayon::prelude::*;
 
@@ -82,6 +85,22 @@ pub struct ChartSet {
     pub skipped: Vec<Skipped>,
 }
 
+impl Skipped {
+    /// The chart `name`, which would have shown `what`, is left out because of `reason`.
+    pub(crate) fn new(name: &str, what: &str, reason: &str) -> Skipped {
+        Skipped {
+            name: name.into(),
+            what: what.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// "AWS p5.48xlarge · reserved-3y": how a title names one tier's option.
+pub(crate) fn option_name(tier: &str, option: DeploymentOption) -> String {
+    format!("{tier} · {option}")
+}
+
 /// A drawn chart before it is parsed.
 struct Drawn {
     name: String,
@@ -101,10 +120,10 @@ pub fn render_all(results: &RunResults) -> Result<ChartSet, ChartError> {
     fonts::register_for_plotters();
     let ctx = Context::new(results);
     let builders: [Builder; 8] = [
-        cost::cumulative,
-        cost::break_even,
-        cost::per_million,
-        cost::breakdown,
+        cumulative::cumulative,
+        break_even::break_even,
+        per_million::per_million,
+        breakdown::breakdown,
         capacity::years,
         capacity::design_day,
         latency::curves,
@@ -300,15 +319,6 @@ impl<'a> Context<'a> {
     }
 }
 
-/// "p99" for 99, "p99.9" for 99.9.
-pub(crate) fn percentile_label(p: f64) -> String {
-    if (p - p.round()).abs() < 1e-9 {
-        format!("p{}", p.round() as i64)
-    } else {
-        format!("p{p}")
-    }
-}
-
 fn draw_error(chart: &str) -> impl Fn(Box<dyn std::error::Error + Send + Sync>) -> ChartError {
     let chart = chart.to_string();
     move |e| ChartError::Draw {
@@ -320,12 +330,6 @@ fn draw_error(chart: &str) -> impl Fn(Box<dyn std::error::Error + Send + Sync>) 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percentile_labels() {
-        assert_eq!(percentile_label(99.0), "p99");
-        assert_eq!(percentile_label(99.9), "p99.9");
-    }
 
     #[test]
     fn decoration_adds_title_and_font() {

@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 
+use crate::format::fixed;
 use crate::results::RunResults;
 
 /// `results.json`, pretty-printed, ending in a newline.
@@ -40,8 +41,9 @@ struct Row<'a> {
     discounted_usd: String,
 }
 
+/// Dollars and hours in the CSV: cents, no grouping.
 fn f2(x: f64) -> String {
-    format!("{x:.2}")
+    fixed(x, 2)
 }
 
 /// `results.csv`: a header and one row per tier × option × year.
@@ -59,13 +61,13 @@ pub fn csv(results: &RunResults) -> String {
                     units_added: y.units_added,
                     planned_units: c.units,
                     analytic_units: c.analytic_units,
-                    utilization: format!("{:.4}", c.fleet.utilization),
+                    utilization: fixed(c.fleet.utilization, 4),
                     p99_s: c
                         .latency
                         .as_ref()
-                        .map_or(String::new(), |l| format!("{:.6}", l.p99_s)),
+                        .map_or(String::new(), |l| fixed(l.p99_s, 6)),
                     instance_hours: f2(y.instance_hours),
-                    requests: format!("{:.0}", y.requests),
+                    requests: fixed(y.requests, 0),
                     capex_usd: f2(y.capex_usd),
                     maintenance_usd: f2(y.maintenance_usd),
                     energy_usd: f2(y.energy_usd),

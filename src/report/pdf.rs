@@ -31,6 +31,7 @@ use self::layout::{Layout, Op, PAGE_H, PAGE_W, Rgb};
 use crate::report::charts::ChartSet;
 use crate::report::fonts;
 use crate::results::RunResults;
+use crate::units::{CivilDate, DAY_SECONDS, HOUR_SECONDS, MINUTE_SECONDS};
 
 /// Why the PDF could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -76,34 +77,27 @@ impl ReportDate {
     }
 
     /// The UTC calendar date and time of `secs` seconds after 1970-01-01T00:00:00Z.
-    ///
-    /// Days to civil date: H. Hinnant, "chrono-Compatible Low-Level Date Algorithms",
-    /// `civil_from_days` (proleptic Gregorian calendar).
     pub fn from_unix(secs: u64) -> ReportDate {
-        let days = (secs / 86_400) as i64;
-        let rem = secs % 86_400;
-        let z = days + 719_468;
-        let era = z.div_euclid(146_097);
-        let doe = z - era * 146_097;
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-        let mp = (5 * doy + 2) / 153;
-        let day = doy - (153 * mp + 2) / 5 + 1;
-        let month = if mp < 10 { mp + 3 } else { mp - 9 };
-        let year = yoe + era * 400 + i64::from(month <= 2);
+        let date = CivilDate::from_unix(secs);
+        let rem = secs % DAY_SECONDS;
         ReportDate {
-            year: year.clamp(0, 9999) as u16,
-            month: month as u8,
-            day: day as u8,
-            hour: (rem / 3600) as u8,
-            minute: (rem % 3600 / 60) as u8,
-            second: (rem % 60) as u8,
+            year: date.year.clamp(0, 9999) as u16,
+            month: date.month as u8,
+            day: date.day as u8,
+            hour: (rem / HOUR_SECONDS) as u8,
+            minute: (rem % HOUR_SECONDS / MINUTE_SECONDS) as u8,
+            second: (rem % MINUTE_SECONDS) as u8,
         }
     }
 
     /// "2026-11-29".
     pub fn iso(&self) -> String {
-        format!("{:04}-{:02}-{:02}", self.year, self.month, self.day)
+        CivilDate {
+            year: self.year.into(),
+            month: self.month.into(),
+            day: self.day.into(),
+        }
+        .to_string()
     }
 
     fn to_pdf(self) -> DateTime {

@@ -6,8 +6,8 @@
 use comfy_table::{ContentArrangement, Table, presets};
 
 use crate::cite::Cited;
+use crate::format::usd;
 use crate::hardware::{DeploymentOption, Precision, Profile};
-use crate::results::usd;
 
 /// A price cell: dollars per hour for cloud options, whole dollars for a purchase, "–" when
 /// the profile has no price for the option.

@@ -7,8 +7,8 @@
 
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 
-use super::table::ms;
 use crate::capacity::search::SizeSweep;
+use crate::format::ms;
 use crate::scenario::Scenario;
 
 /// The table and its heading, ending in a newline.

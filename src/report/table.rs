@@ -5,7 +5,8 @@ use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 
 use crate::capacity::StopReason;
 use crate::cost::ExactBreakEven;
-use crate::results::{RunResults, usd, usd_cents};
+use crate::format::{self, MISSING, usd, usd_cents};
+use crate::results::RunResults;
 
 fn table() -> Table {
     let mut t = Table::new();
@@ -28,7 +29,8 @@ pub fn exact_label(e: &ExactBreakEven) -> String {
             hours_per_day,
             on_prem_cheaper_above,
         } => format!(
-            "{hours_per_day:.1} h/day (on-prem cheaper {})",
+            "{} (on-prem cheaper {})",
+            format::hours_per_day(*hours_per_day),
             if *on_prem_cheaper_above {
                 "above"
             } else {
@@ -46,7 +48,7 @@ pub fn break_even_cells(b: &crate::results::BreakEven) -> Vec<String> {
         b.on_prem_tier.clone(),
         format!("{} · {}", b.cloud_tier, b.cloud_option),
         b.simplified_hours_per_day
-            .map_or("–".into(), |h| format!("{h:.1} h/day")),
+            .map_or(MISSING.into(), format::hours_per_day),
         exact_label(&b.exact),
     ]
 }
@@ -57,31 +59,17 @@ pub fn reference_cells(x: &crate::results::ReferenceComparison) -> Vec<String> {
     vec![
         x.label.clone(),
         format!("{} · {}", x.tier, x.option),
-        x.reference_total_usd.map_or("–".into(), usd),
+        x.reference_total_usd.map_or(MISSING.into(), usd),
         usd(x.total_usd),
         x.total_change
-            .map_or("–".into(), |f| format!("{:+.1} %", f * 100.0)),
+            .map_or(MISSING.into(), |f| format::percent_change(f, 1)),
         x.reference_break_even_hours_per_day
-            .map_or("–".into(), |h| format!("{h:.1} h/day")),
+            .map_or(MISSING.into(), format::hours_per_day),
         match (&x.break_even_simplified_hours_per_day, &x.break_even_exact) {
-            (Some(h), Some(e)) => format!("{h:.1} h/day; {}", exact_label(e)),
-            _ => "–".into(),
+            (Some(h), Some(e)) => format!("{}; {}", format::hours_per_day(*h), exact_label(e)),
+            _ => MISSING.into(),
         },
     ]
-}
-
-/// Milliseconds with sensible precision.
-pub fn ms(s: f64) -> String {
-    let m = s * 1e3;
-    if m >= 10_000.0 {
-        format!("{:.1} s", s)
-    } else if m >= 100.0 {
-        format!("{m:.0} ms")
-    } else if m >= 10.0 {
-        format!("{m:.1} ms")
-    } else {
-        format!("{m:.2} ms")
-    }
 }
 
 /// The whole summary as text.
@@ -150,7 +138,7 @@ fn capacity_table(r: &RunResults) -> String {
         .iter()
         .flat_map(|t| &t.capacity)
         .any(|c| c.latency.as_ref().is_some_and(|l| l.ttft_s.is_some()));
-    let pct = format!("p{}", trim(r.scenario.slo_percentile));
+    let pct = format::percentile(r.scenario.slo_percentile);
     let mut t = table();
     let mut header = vec!["tier", "year", "units", "lower bound"];
     let latency_headers = [
@@ -176,29 +164,30 @@ fn capacity_table(r: &RunResults) -> String {
                 tier.name.clone(),
                 c.year.to_string(),
                 if tier.infeasible.is_some() {
-                    "–".into()
+                    MISSING.into()
                 } else {
-                    c.units.to_string()
+                    format::count(c.units)
                 },
-                c.analytic_units.to_string(),
+                format::count(c.analytic_units),
             ];
             if simulated {
                 match &c.latency {
                     Some(l) => {
+                        let ms = format::ms;
                         row.extend([ms(l.p50_s), ms(l.p95_s), ms(l.p99_s)]);
                         row.push(match l.slo_ci95_s {
                             Some(h) => format!("{} ± {}", ms(l.slo_percentile_s), ms(h)),
                             None => ms(l.slo_percentile_s),
                         });
                         if tokens {
-                            row.push(l.ttft_s.map_or("–".into(), ms));
-                            row.push(l.tpot_s.map_or("–".into(), ms));
+                            row.push(l.ttft_s.map_or(MISSING.into(), ms));
+                            row.push(l.tpot_s.map_or(MISSING.into(), ms));
                         }
-                        row.push(format!("{:.0} %", l.utilization * 100.0));
+                        row.push(format::percent(l.utilization, 0));
                     }
                     None => {
                         let n = 5 + if tokens { 2 } else { 0 };
-                        row.extend(std::iter::repeat_n("–".to_string(), n));
+                        row.extend(std::iter::repeat_n(MISSING.to_string(), n));
                     }
                 }
             }
@@ -250,11 +239,15 @@ fn cost_table(r: &RunResults) -> String {
     let best = r.recommendation.as_ref().map(|x| &x.best);
     for tier in &r.tiers {
         if let Some(why) = &tier.infeasible {
-            let mut row = vec![tier.name.clone(), "–".into(), "not costed".into()];
+            let mut row = vec![tier.name.clone(), MISSING.into(), "not costed".into()];
             if residual {
-                row.push("–".into());
+                row.push(MISSING.into());
             }
-            row.extend(["–".into(), "–".into(), format!("no: {}", short(why))]);
+            row.extend([
+                MISSING.into(),
+                MISSING.into(),
+                format!("no: {}", short(why)),
+            ]);
             t.add_row(row);
             continue;
         }
@@ -269,12 +262,12 @@ fn cost_table(r: &RunResults) -> String {
                 row.push(if o.residual_value_usd > 0.0 {
                     usd(o.residual_value_usd)
                 } else {
-                    "–".into()
+                    MISSING.into()
                 });
             }
             row.extend([
                 usd(o.npv_usd),
-                o.cost_per_million_usd.map_or("–".into(), usd_cents),
+                o.cost_per_million_usd.map_or(MISSING.into(), usd_cents),
                 if tier.meets_slo() {
                     "yes".into()
                 } else {
@@ -291,9 +284,4 @@ fn cost_table(r: &RunResults) -> String {
 /// The first clause of a reason, for a table cell.
 fn short(s: &str) -> String {
     s.split(',').next().unwrap_or(s).to_string()
-}
-
-fn trim(x: f64) -> String {
-    let s = format!("{x:.3}");
-    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }

@@ -98,7 +98,7 @@ impl fmt::Display for Note {
             } => write!(
                 f,
                 "{tier} {option}: reservations run past year {horizon_years}; {} more is owed after the horizon and is not in the totals",
-                super::usd(*owed_usd)
+                crate::format::usd(*owed_usd)
             ),
             Note::HybridsShownAsReservation { options } => write!(
                 f,

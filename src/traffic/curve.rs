@@ -44,9 +44,8 @@ use std::fmt::Write as _;
 use statrs::function::gamma::ln_gamma;
 
 use super::arrivals::{Burstiness, NhppArrivals, Segment};
-use super::{
-    DAY_S, DesignWindow, Growth, HOUR_S, MAX_WINDOW_S, YEAR_DAYS, YEAR_HOURS, YEAR_S, clamp_window,
-};
+use super::{DesignWindow, Growth, MAX_WINDOW_S, clamp_window};
+use crate::units::{DAY_S, HOUR_S, YEAR_DAYS, YEAR_HOURS, YEAR_S};
 
 /// The smallest shape exponent: `c^0.5 = |cos(π(h − h_p)/24)|`, daily mean `2/π ≈ 0.64` of the
 /// swing. Smaller `k` would make the day flat with a sharp notch at the trough.
@@ -382,8 +381,7 @@ impl Bursts {
         if !(duration_s.is_finite() && duration_s > 0.0) {
             return Err(CurveError::BurstDuration(duration_s));
         }
-        if !(per_day.is_finite() && per_day >= 1.0 && per_day.fract() == 0.0 && per_day <= 86_400.0)
-        {
+        if !(per_day.is_finite() && per_day >= 1.0 && per_day.fract() == 0.0 && per_day <= DAY_S) {
             return Err(CurveError::BurstsPerDay(per_day));
         }
         let per_day = per_day as u32;

@@ -450,7 +450,7 @@ fn bursts(src: &SourceFile, b: &Spanned<BurstsFile>) -> Result<Bursts, InputErro
         &b.per_day,
         Some(1.0),
         false,
-        Some(86_400.0),
+        Some(crate::units::DAY_S),
         "a whole number of bursts a day ≥ 1",
     )?;
     Bursts::new(m, d, n).map_err(|e| match e {
@@ -461,7 +461,7 @@ fn bursts(src: &SourceFile, b: &Spanned<BurstsFile>) -> Result<Bursts, InputErro
             .error(&b.duration_s, "traffic.bursts.duration_s", e.to_string())
             .with_help(format!(
                 "valid: duration_s below {} s for {per_day} bursts a day; for traffic that high all day, raise peak_rps instead",
-                86_400 / per_day.max(1)
+                crate::units::DAY_SECONDS / u64::from(per_day.max(1))
             )),
         other => src.error(&b.multiplier, "traffic.bursts", other.to_string()),
     })

@@ -5,6 +5,7 @@
 use std::ops::Range;
 
 use crate::input::{InputError, SourceFile};
+use crate::units::CivilDate;
 
 /// A CSV reader over a whole file. Lines may end in LF or CRLF (the Azure traces use CRLF and no
 /// final newline); spaces around fields are trimmed; every row must have as many fields as the
@@ -180,38 +181,16 @@ pub(super) fn parse_datetime_ns(text: &str) -> Result<i64, String> {
         }
         frac_ns = digits.parse::<i64>().map_err(|_| bad())? * 10i64.pow(9 - digits.len() as u32);
     }
-    if !(1..=12).contains(&month)
-        || day < 1
-        || day > days_in_month(year, month)
-        || hour > 23
-        || minute > 59
-        || second > 59
-    {
+    let date = CivilDate {
+        year,
+        month: month as u32,
+        day: day as u32,
+    };
+    if !date.is_valid() || hour > 23 || minute > 59 || second > 59 {
         return Err(format!("`{text}` is not a valid date and time of day"));
     }
-    let days = days_from_civil(year, month, day);
+    let days = date.days();
     Ok(((days * 24 + hour) * 60 + minute) * 60_000_000_000 + second * 1_000_000_000 + frac_ns)
-}
-
-fn days_in_month(year: i64, month: i64) -> i64 {
-    match month {
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        _ => 31,
-    }
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant, "chrono-Compatible Low-Level
-/// Date Algorithms", 2013, `days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]

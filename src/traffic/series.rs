@@ -508,7 +508,7 @@ impl SeriesTraffic {
             s.name,
             s.format.label(),
             s.len(),
-            s.period_s / super::DAY_S,
+            s.period_s / crate::units::DAY_S,
             super::fmt_rate(s.mean_rps()),
             super::fmt_rate(s.peak_rps())
         );
@@ -530,7 +530,7 @@ impl SeriesTraffic {
         let s = &self.series;
         let mut v = vec![format!(
             "the {:.1}-day series is repeated back to back over the year, its first window at 00:00 on a Monday",
-            s.period_s / super::DAY_S
+            s.period_s / crate::units::DAY_S
         )];
         if s.files > 1 {
             v.push(format!(
@@ -604,7 +604,7 @@ impl Iterator for SeriesSegments<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::traffic::HOUR_S;
+    use crate::units::HOUR_S;
 
     fn series() -> RateSeries {
         // 4 windows of 600 s: 10, 0, 30, 20 req/s.

@@ -815,7 +815,7 @@ impl Iterator for TraceReplay<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::traffic::YEAR_HOURS;
+    use crate::units::YEAR_HOURS;
 
     #[test]
     fn the_design_window_is_the_busiest_stretch_across_the_loop() {

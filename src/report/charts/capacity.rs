@@ -4,6 +4,7 @@
 use super::draw::{self, Axis, Head, LegendEntry, Marker, Swatch};
 use super::line::{self, AxisSpec, Line, LineChart, Mark};
 use super::{Built, ChartError, Context, Drawn, Skipped, draw_error};
+use crate::format;
 use crate::hardware::DeploymentOption;
 use crate::results::TierResult;
 
@@ -27,7 +28,7 @@ fn rps_axis(max: f64, desc: &str) -> AxisSpec {
     let step = axis.step;
     AxisSpec {
         axis,
-        fmt: Box::new(move |v| draw::number_tick(v, step)),
+        fmt: Box::new(move |v| format::number_tick(v, step)),
         desc: desc.into(),
     }
 }
@@ -102,7 +103,8 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
         Some((tier, 1)) => format!("{tier}'s fleet cannot carry the peak traffic"),
         Some((tier, y)) => format!("{tier}'s fleet falls short of the peak from year {y}"),
         None if headroom.is_finite() => format!(
-            "Every planned fleet carries its year's peak, with at least {headroom:.1}× headroom"
+            "Every planned fleet carries its year's peak, with at least {} headroom",
+            format::times(headroom)
         ),
         None => "Every planned fleet carries its year's peak".to_string(),
     };
@@ -113,17 +115,17 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
     let mut subtitle = if (pn - p1).abs() > 1e-9 {
         format!(
             "Busiest-hour traffic grows from {} to {} over {years} years.",
-            draw::rps(p1),
-            draw::rps(pn)
+            format::rps(p1),
+            format::rps(pn)
         )
     } else {
-        format!("Busiest-hour traffic stays at {}.", draw::rps(p1))
+        format!("Busiest-hour traffic stays at {}.", format::rps(p1))
     };
     subtitle.push_str(" Capacity = units planned × one unit's throughput at full load");
     match max_utilization(ctx) {
         Some(u) => subtitle.push_str(&format!(
-            "; fleets are planned to run at most {:.0} % busy.",
-            u * 100.0
+            "; fleets are planned to run at most {} busy.",
+            format::percent(u, 0)
         )),
         None => subtitle.push('.'),
     }
@@ -156,7 +158,7 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
     for (ti, t) in tiers.iter().enumerate() {
         let (color, marker) = ctx.tier_color(&t.name);
         let pts = capacity(t);
-        let units: Vec<String> = t.capacity.iter().map(|c| c.units.to_string()).collect();
+        let units: Vec<String> = t.capacity.iter().map(|c| format::count(c.units)).collect();
         legend.push(LegendEntry {
             label: format!("{} capacity (units: {})", t.name, units.join(" ")),
             color,
@@ -169,7 +171,11 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
                 if last != Some(c.units) {
                     marks.push(Mark {
                         at: (c.year as f64, c.units as f64 * t.unit_throughput_rps),
-                        label: format!("{} unit{}", c.units, if c.units == 1 { "" } else { "s" }),
+                        label: format!(
+                            "{} unit{}",
+                            format::count(c.units),
+                            if c.units == 1 { "" } else { "s" }
+                        ),
                         color: draw::INK,
                         secondary: false,
                     });
@@ -317,8 +323,8 @@ pub(super) fn design_day(ctx: &Context<'_>) -> Result<Built, ChartError> {
     let mut subtitle = format!(
         "Year {years}'s busiest day: {} to {} (grey, left axis) against the instances an \
          autoscaled fleet runs each hour (right axis).",
-        draw::rps(rmin),
-        draw::rps(rmax)
+        format::rps(rmin),
+        format::rps(rmax)
     );
     if negative {
         subtitle.push_str(" The traffic curve dips below zero at night; drawn at zero.");
@@ -376,7 +382,7 @@ pub(super) fn design_day(ctx: &Context<'_>) -> Result<Built, ChartError> {
         y: rps_axis(rmax * 1.1, "Requests per second"),
         y2: Some(AxisSpec {
             axis: units_axis,
-            fmt: Box::new(move |v| draw::number_tick(v, ustep)),
+            fmt: Box::new(move |v| format::number_tick(v, ustep)),
             desc: "Instances running".into(),
         }),
         lines,

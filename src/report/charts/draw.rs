@@ -1,6 +1,6 @@
-//! The parts every chart shares: canvas size, palette, number formats, "nice" axis ticks, the
-//! frame (title, subtitle, legend, footer) and a label placer that keeps annotations from
-//! overlapping each other.
+//! The parts every chart shares: canvas size, palette, "nice" axis ticks, the frame (title,
+//! subtitle, legend, footer) and a label placer that keeps annotations from overlapping each
+//! other. Numbers are printed by [`crate::format`], as everywhere else in the report.
 //!
 //! Sizes are SVG user units (pixels at 1×). A chart is 800 wide and is printed about 480 pt
 //! wide in the PDF, so 13-unit text prints at about 8 pt: the smallest size used. At 800 × 460
@@ -115,122 +115,6 @@ pub fn bold(px: f64, c: RGBColor) -> TextStyle<'static> {
 /// Width of `s` at em size `px` [SVG units].
 pub fn width(s: &str, px: f64, is_bold: bool) -> f64 {
     fonts::text_width(s, px as f32, is_bold) as f64
-}
-
-// ---------------------------------------------------------------------------------------------
-// Numbers
-
-/// `1234567.891` with `decimals` → "1,234,567.89".
-pub fn group(x: f64, decimals: usize) -> String {
-    if !x.is_finite() {
-        return "–".into();
-    }
-    let s = format!("{:.*}", decimals, x.abs());
-    let (int, frac) = match s.split_once('.') {
-        Some((i, f)) => (i.to_string(), Some(f.to_string())),
-        None => (s.clone(), None),
-    };
-    let mut out = String::new();
-    for (i, ch) in int.chars().enumerate() {
-        if i > 0 && (int.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    if let Some(f) = frac {
-        out.push('.');
-        out.push_str(&f);
-    }
-    let zero = s.chars().all(|c| c == '0' || c == '.');
-    if x < 0.0 && !zero {
-        format!("-{out}")
-    } else {
-        out
-    }
-}
-
-/// Decimals needed to print multiples of `step` exactly (at most 3).
-fn decimals_for(step: f64) -> usize {
-    (0..=3)
-        .find(|&d| {
-            let scaled = step * 10f64.powi(d as i32);
-            (scaled - scaled.round()).abs() < 1e-6 * scaled.abs().max(1.0)
-        })
-        .unwrap_or(3)
-}
-
-/// Dollar amounts on an axis whose ticks are `step` apart and whose top is `max`:
-/// "$0", "$250k", "$1.5M". The unit is chosen once per axis so ticks line up.
-pub fn money_tick(v: f64, step: f64, max: f64) -> String {
-    let (unit, suffix) = if max >= 1e6 {
-        (1e6, "M")
-    } else if max >= 1e4 {
-        (1e3, "k")
-    } else {
-        (1.0, "")
-    };
-    if v.abs() < step * 1e-9 {
-        return "$0".into();
-    }
-    let d = decimals_for(step / unit);
-    let s = group(v / unit, d);
-    match s.strip_prefix('-') {
-        Some(rest) => format!("-${rest}{suffix}"),
-        None => format!("${s}{suffix}"),
-    }
-}
-
-/// A dollar amount in a label: "$2,411,036" below ten million, "$12.3M" above.
-pub fn money(v: f64) -> String {
-    if v.abs() >= 1e7 {
-        format!("${}M", group(v / 1e6, 1))
-    } else {
-        crate::results::usd(v)
-    }
-}
-
-/// A short dollar label for a bar: "$1.03M", "$26k", "$9.6k", "$950".
-pub fn money_short(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e6 {
-        format!("${:.2}M", v / 1e6)
-    } else if a >= 1e4 {
-        format!("${:.0}k", v / 1e3)
-    } else if a >= 1e3 {
-        format!("${:.1}k", v / 1e3)
-    } else {
-        format!("${v:.0}")
-    }
-}
-
-/// "1,142 req/s", "12.5 req/s", "0.35 req/s".
-pub fn rps(v: f64) -> String {
-    let d = if v == 0.0 || v.abs() >= 100.0 {
-        0
-    } else if v.abs() >= 10.0 {
-        1
-    } else {
-        2
-    };
-    format!("{} req/s", group(v, d))
-}
-
-/// Plain numbers on an axis with ticks `step` apart.
-pub fn number_tick(v: f64, step: f64) -> String {
-    group(v, decimals_for(step))
-}
-
-/// Milliseconds with as many decimals as the size needs: "1,250 ms", "12.5 ms", "0.85 ms".
-pub fn ms(seconds: f64) -> String {
-    let m = seconds * 1e3;
-    let d = if m.abs() >= 100.0 {
-        0
-    } else if m.abs() >= 10.0 {
-        1
-    } else {
-        2
-    };
-    format!("{} ms", group(m, d))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -563,6 +447,23 @@ pub fn frame(root: &Area<'_>, head: &Head) -> DrawResult<PlotRect> {
     })
 }
 
+/// The house look of a chart's axes and grid: tick labels and axis titles in ink, light grey
+/// grid lines at the ticks only, grey axis lines. Every chart starts its mesh here.
+pub fn house_mesh<'m, 'a, 'b, X, Y, DB>(
+    mesh: &'m mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>,
+) -> &'m mut plotters::chart::MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: plotters::coord::ranged1d::Ranged<ValueType: std::fmt::Debug>,
+    Y: plotters::coord::ranged1d::Ranged<ValueType: std::fmt::Debug>,
+    DB: DrawingBackend,
+{
+    mesh.label_style(text(TICK_PX, INK))
+        .axis_desc_style(text(AXIS_PX, INK))
+        .bold_line_style(GRID.stroke_width(1))
+        .light_line_style(TRANSPARENT)
+        .axis_style(AXIS.stroke_width(1))
+}
+
 /// The plot's drawing area inside the root.
 pub fn plot_area<'a>(root: &Area<'a>, r: PlotRect) -> Area<'a> {
     root.clone().shrink(
@@ -733,27 +634,6 @@ pub fn slug(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn groups_thousands_and_keeps_signs() {
-        assert_eq!(group(1_234_567.891, 2), "1,234,567.89");
-        assert_eq!(group(999.0, 0), "999");
-        assert_eq!(group(-1_000.0, 0), "-1,000");
-        assert_eq!(group(-0.001, 1), "0.0");
-        assert_eq!(group(f64::NAN, 1), "–");
-    }
-
-    #[test]
-    fn money_ticks_share_one_unit_per_axis() {
-        assert_eq!(money_tick(1_500_000.0, 500_000.0, 2_500_000.0), "$1.5M");
-        assert_eq!(money_tick(0.0, 500_000.0, 2_500_000.0), "$0");
-        assert_eq!(money_tick(750_000.0, 250_000.0, 1_000_000.0), "$0.75M");
-        assert_eq!(money_tick(20_000.0, 10_000.0, 50_000.0), "$20k");
-        assert_eq!(money_tick(2_500.0, 500.0, 5_000.0), "$2,500");
-        assert_eq!(money_tick(-2_500.0, 500.0, 5_000.0), "-$2,500");
-        assert_eq!(money(2_411_036.0), "$2,411,036");
-        assert_eq!(money(42_300_000.0), "$42.3M");
-    }
 
     #[test]
     fn nice_axes_cover_the_data_with_round_ticks() {

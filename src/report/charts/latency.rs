@@ -4,8 +4,9 @@
 
 use super::draw::{self, Axis, Head, LegendEntry, Marker, Swatch};
 use super::line::{self, AxisSpec, Line, LineChart, Rule};
-use super::{Built, ChartError, Context, Drawn, Skipped, draw_error, percentile_label};
+use super::{Built, ChartError, Context, Drawn, Skipped, draw_error};
 use crate::capacity::LoadPoint;
+use crate::format;
 use crate::results::TierResult;
 
 fn no_latency(ctx: &Context<'_>, name: &str, what: &str) -> Skipped {
@@ -25,7 +26,7 @@ fn ms_axis(max_ms: f64, desc: &str) -> AxisSpec {
     let step = axis.step;
     AxisSpec {
         axis,
-        fmt: Box::new(move |v| draw::number_tick(v, step)),
+        fmt: Box::new(move |v| format::number_tick(v, step)),
         desc: desc.into(),
     }
 }
@@ -116,19 +117,19 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
         let title = match ctx.slo {
             Some((p, bound)) => {
                 let (sp, value) = series_for(p);
-                let label = percentile_label(sp);
-                let bound_label = draw::ms(bound);
+                let label = format::percentile(sp);
+                let bound_label = format::ms(bound);
                 match max_load_within(&curve, value, bound) {
                     Ok(None) => format!(
                         "{}: {label} stays within {bound_label} at every load simulated, up to {}",
                         t.name,
-                        draw::rps(curve.last().map_or(0.0, |l| l.offered_rps))
+                        format::rps(curve.last().map_or(0.0, |l| l.offered_rps))
                     ),
                     Ok(Some((load, u))) => format!(
-                        "{}: {label} stays within {bound_label} up to {} ({:.0} % busy)",
+                        "{}: {label} stays within {bound_label} up to {} ({} busy)",
                         t.name,
-                        draw::rps(load),
-                        u * 100.0
+                        format::rps(load),
+                        format::percent(u, 0)
                     ),
                     Err(()) => format!(
                         "{}: {label} exceeds {bound_label} at every load simulated",
@@ -143,15 +144,15 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
         });
         let mut subtitle = format!(
             "Simulated latency percentiles against offered load at year {years}'s planned fleet of \
-             {units} unit{}, {:.0}–{:.0} % busy.",
+             {} unit{}, {} busy.",
+            format::count(units),
             if units == 1 { "" } else { "s" },
-            umin * 100.0,
-            umax * 100.0
+            format::percent_range(umin, umax, 0)
         );
         if clipped {
             subtitle.push_str(&format!(
                 " Above {} the curves leave the chart.",
-                draw::ms(y_top / 1e3)
+                format::ms(y_top / 1e3)
             ));
         }
         let colors = [draw::OKABE_ITO[5], draw::OKABE_ITO[1], draw::OKABE_ITO[3]];
@@ -185,7 +186,7 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
             rules.push(Rule {
                 vertical: false,
                 at: bound * 1e3,
-                label: format!("SLO: {} ≤ {}", percentile_label(p), draw::ms(bound)),
+                label: format!("SLO: {} ≤ {}", format::percentile(p), format::ms(bound)),
                 color: draw::INK,
             });
             legend.push(LegendEntry {
@@ -198,7 +199,7 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
             rules.push(Rule {
                 vertical: true,
                 at: peak,
-                label: format!("year-{years} peak {}", draw::rps(peak)),
+                label: format!("year-{years} peak {}", format::rps(peak)),
                 color: draw::GREY,
             });
         }
@@ -217,7 +218,7 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
             },
             x: AxisSpec {
                 axis: xa,
-                fmt: Box::new(move |v| draw::number_tick(v, xstep)),
+                fmt: Box::new(move |v| format::number_tick(v, xstep)),
                 desc: "Offered load (requests per second)".into(),
             },
             y: ms_axis(y_top, "Latency (ms)"),
@@ -234,9 +235,10 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
             caption: format!(
                 "How much load can {}'s planned fleet take before the tail breaks the contract? \
                  p50, p95 and p99 latency against offered load at the year-{years} fleet of \
-                 {units} unit{}, from the simulator; the dashed line is the SLO bound and the grey \
+                 {} unit{}, from the simulator; the dashed line is the SLO bound and the grey \
                  line the year's busiest-hour traffic.",
                 t.name,
+                format::count(units),
                 if units == 1 { "" } else { "s" }
             ),
             svg,
@@ -286,21 +288,21 @@ pub(super) fn cdf(ctx: &Context<'_>) -> Result<Built, ChartError> {
         .iter()
         .map(|t| (t.name.clone(), latency_at(&t.latency_cdf, q)))
         .collect();
-    let plabel = percentile_label(p);
+    let plabel = format::percentile(p);
     let title = match at_p.as_slice() {
         [(n, Some(v))] => format!(
             "At the planned fleet, {n} answers {} % of requests within {}",
-            draw::group(p, if p.fract() == 0.0 { 0 } else { 1 }),
-            draw::ms(*v)
+            format::grouped(p, if p.fract() == 0.0 { 0 } else { 1 }),
+            format::ms(*v)
         ),
         many => format!(
             "{plabel} at the planned fleet: {}{}",
             many.iter()
-                .map(|(n, v)| format!("{n} {}", v.map_or("–".into(), draw::ms)))
+                .map(|(n, v)| format!("{n} {}", v.map_or("–".into(), format::ms)))
                 .collect::<Vec<_>>()
                 .join(", "),
             if bound.is_finite() {
-                format!(" (SLO {})", draw::ms(bound))
+                format!(" (SLO {})", format::ms(bound))
             } else {
                 String::new()
             }
@@ -365,11 +367,11 @@ pub(super) fn cdf(ctx: &Context<'_>) -> Result<Built, ChartError> {
         rules.push(Rule {
             vertical: true,
             at: bound * 1e3,
-            label: format!("SLO bound {}", draw::ms(bound)),
+            label: format!("SLO bound {}", format::ms(bound)),
             color: draw::INK,
         });
         legend.push(LegendEntry {
-            label: format!("SLO: {plabel} ≤ {}", draw::ms(bound)),
+            label: format!("SLO: {plabel} ≤ {}", format::ms(bound)),
             color: draw::INK,
             swatch: Swatch::Dashed,
         });
@@ -386,7 +388,7 @@ pub(super) fn cdf(ctx: &Context<'_>) -> Result<Built, ChartError> {
         },
         x: AxisSpec {
             axis: xa,
-            fmt: Box::new(move |v| draw::number_tick(v, xstep)),
+            fmt: Box::new(move |v| format::number_tick(v, xstep)),
             desc: "Latency (ms)".into(),
         },
         y: AxisSpec {

@@ -11,6 +11,7 @@ use plotters::style::FontTransform;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::draw::{self, Area, Axis, Boxed, DrawResult, Head, Marker, Placer};
+use crate::format;
 
 /// Formats a tick value.
 pub type Fmt = Box<dyn Fn(f64) -> String>;
@@ -20,6 +21,17 @@ pub struct AxisSpec {
     pub axis: Axis,
     pub fmt: Fmt,
     pub desc: String,
+}
+
+/// A dollar axis from 0 to about `max` with six round ticks, labelled in one unit ("$250k").
+pub fn money_axis(max: f64, desc: &str) -> AxisSpec {
+    let axis = draw::nice_axis(0.0, max, 6);
+    let (step, top) = (axis.step, axis.max);
+    AxisSpec {
+        axis,
+        fmt: Box::new(move |v| format::usd_tick(v, step, top)),
+        desc: desc.into(),
+    }
 }
 
 /// One line.
@@ -148,17 +160,11 @@ pub fn render(c: &LineChart) -> DrawResult<String> {
             .build_cartesian_2d(x.clone(), y.clone())?;
         let xf = |v: &f64| (c.x.fmt)(*v);
         let yf = |v: &f64| (c.y.fmt)(*v);
-        chart
-            .configure_mesh()
+        draw::house_mesh(&mut chart.configure_mesh())
             .x_desc(c.x.desc.as_str())
             .y_desc(c.y.desc.as_str())
             .x_label_formatter(&xf)
             .y_label_formatter(&yf)
-            .label_style(draw::text(draw::TICK_PX, draw::INK))
-            .axis_desc_style(draw::text(draw::AXIS_PX, draw::INK))
-            .bold_line_style(draw::GRID.stroke_width(1))
-            .light_line_style(TRANSPARENT)
-            .axis_style(draw::AXIS.stroke_width(1))
             .draw()?;
 
         let (px, py) = chart.plotting_area().get_pixel_range();

@@ -9,11 +9,10 @@ use super::layout::{
     PAGE_H, PAGE_W, RULE, Row, SMALL, Table,
 };
 use crate::cite::Basis;
+use crate::format::{self, MISSING, usd, usd_cents};
 use crate::report::charts::ChartSet;
-use crate::report::charts::draw::group;
 use crate::report::fonts;
-use crate::report::table::ms;
-use crate::results::{RunResults, usd, usd_cents};
+use crate::results::RunResults;
 
 /// Lay the whole report out.
 pub fn lay_out(r: &RunResults, charts: &ChartSet, date: &ReportDate) -> Layout {
@@ -177,11 +176,11 @@ fn title_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
                 l,
                 "Runner-up",
                 &format!(
-                    "{} · {}, {} more by NPV net of residual value ({:.1} %)",
+                    "{} · {}, {} more by NPV net of residual value ({})",
                     ru.tier,
                     ru.option,
                     usd(m),
-                    f * 100.0
+                    format::percent(f, 1)
                 ),
             );
         }
@@ -312,8 +311,8 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
              residual value, among tiers that meet the latency contract ({}) in every year. The \
              recommended row is shaded.",
             rate.map_or("the scenario's discount rate".into(), |v| format!(
-                "{} % a year",
-                group(v * 100.0, 1).trim_end_matches(".0")
+                "{} a year",
+                format::percent_short(v, 1)
             )),
             r.scenario.slo
         ),
@@ -356,10 +355,10 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         .map(|rec| (rec.best.tier.clone(), rec.best.option));
     let mut rows = vec![];
     for t in &r.tiers {
-        let units: Vec<String> = t.capacity.iter().map(|c| c.units.to_string()).collect();
+        let units: Vec<String> = t.capacity.iter().map(|c| format::count(c.units)).collect();
         if t.options.is_empty() {
             let mut cells = vec![t.name.clone(), "(no option priced)".into(), units.join(" ")];
-            cells.resize(cols.len(), "–".into());
+            cells.resize(cols.len(), MISSING.into());
             rows.push(Row::new(cells));
             continue;
         }
@@ -370,7 +369,7 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
                     t.capacity
                         .last()
                         .and_then(|c| c.latency.as_ref())
-                        .map_or("–".into(), |x| ms(x.p99_s)),
+                        .map_or(MISSING.into(), |x| format::ms(x.p99_s)),
                 );
             }
             cells.push(usd(o.total_usd));
@@ -379,11 +378,11 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
                 cells.push(if o.residual_value_usd > 0.0 {
                     usd(o.residual_value_usd)
                 } else {
-                    "–".into()
+                    MISSING.into()
                 });
                 cells.push(usd(o.npv_net_usd));
             }
-            cells.push(o.cost_per_million_usd.map_or("–".into(), usd_cents));
+            cells.push(o.cost_per_million_usd.map_or(MISSING.into(), usd_cents));
             cells.push(if t.meets_slo() { "yes" } else { "no" }.into());
             let chosen = best
                 .as_ref()
@@ -478,46 +477,6 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     }
 }
 
-/// An input's value as written in the assumptions: thousands separators, no trailing zeros,
-/// and powers of ten for very large or very small figures ("8.03 × 10⁹").
-pub fn input_value(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return group(v, 0);
-    }
-    let a = v.abs();
-    if !(1e-4..1e9).contains(&a) {
-        let exp = a.log10().floor() as i32;
-        let mant = v / 10f64.powi(exp);
-        let m = format!("{mant:.3}");
-        let m = m.trim_end_matches('0').trim_end_matches('.');
-        let sup: String = exp
-            .to_string()
-            .chars()
-            .map(|c| match c {
-                '-' => '⁻',
-                '0' => '⁰',
-                '1' => '¹',
-                '2' => '²',
-                '3' => '³',
-                '4' => '⁴',
-                '5' => '⁵',
-                '6' => '⁶',
-                '7' => '⁷',
-                '8' => '⁸',
-                _ => '⁹',
-            })
-            .collect();
-        return format!("{m} × 10{sup}");
-    }
-    let s = group(v, 6);
-    let s = if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    };
-    if s == "-0" { "0".into() } else { s }
-}
-
 fn assumptions(l: &mut Layout, r: &RunResults) {
     l.new_page();
     l.heading("2  Assumptions", 1, 120.0);
@@ -561,7 +520,7 @@ fn assumptions(l: &mut Layout, r: &RunResults) {
             Row {
                 cells: vec![
                     format!("{} · {}", i.scope, i.field),
-                    input_value(i.value),
+                    format::plain(i.value),
                     if estimate {
                         "ESTIMATE".into()
                     } else {
@@ -649,8 +608,8 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
              follow the traffic hour by hour, never below one instance.",
             r.scenario.capacity_method,
             util.map_or(String::new(), |u| format!(
-                ", planning at most {:.0} % utilization",
-                u * 100.0
+                ", planning at most {} utilization",
+                format::percent(u, 0)
             ))
         ),
         "On-prem: units are bought when the fleet grows and again when they reach the end of \
@@ -763,7 +722,7 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         .inputs
         .iter()
         .filter(|i| i.basis == Basis::Estimate)
-        .map(|i| format!("{} · {} = {}", i.scope, i.field, input_value(i.value)))
+        .map(|i| format!("{} · {} = {}", i.scope, i.field, format::plain(i.value)))
         .collect();
     if est.is_empty() {
         l.paragraph(
@@ -803,22 +762,4 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         INK,
         0.0,
     );
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn input_values_read_naturally() {
-        assert_eq!(input_value(0.081), "0.081");
-        assert_eq!(input_value(126_700.0), "126,700");
-        assert_eq!(input_value(23.77728), "23.77728");
-        assert_eq!(input_value(8.03e9), "8.03 × 10⁹");
-        assert_eq!(input_value(3.35e12), "3.35 × 10¹²");
-        assert_eq!(input_value(0.0005), "0.0005");
-        assert_eq!(input_value(2e-5), "2 × 10⁻⁵");
-        assert_eq!(input_value(0.0), "0");
-        assert_eq!(input_value(4.0), "4");
-    }
 }

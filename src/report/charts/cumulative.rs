@@ -1,0 +1,245 @@
+//! The cumulative-cost chart: cash spent on each tier and option by the end of each year, with
+//! the points where an on-prem line crosses a cloud line (the break-even time) ringed. First of
+//! the money charts [`super::render_all`] draws.
+
+use super::draw::{self, Head, LegendEntry};
+use super::line::{self, AxisSpec, Line, LineChart, Mark, money_axis};
+use super::{Built, ChartError, Context, Drawn, Series, Skipped, draw_error, option_name};
+use crate::cost::YearCost;
+use crate::format;
+use crate::hardware::DeploymentOption;
+
+fn legend(s: &Series<'_>, label: String) -> LegendEntry {
+    LegendEntry {
+        label,
+        color: s.color,
+        swatch: s.swatch(),
+    }
+}
+
+/// A series, its points and its (possibly merged) legend label.
+type Merged<'a, 'b> = (&'b Series<'a>, Vec<(f64, f64)>, String);
+
+/// Merge series whose values agree to the dollar (a hybrid that settles on its reservation
+/// costs the same as the reservation): one line, labelled "reserved-3y = hybrid-3y".
+fn merge_equal<'a, 'b>(curves: Vec<(&'b Series<'a>, Vec<(f64, f64)>)>) -> Vec<Merged<'a, 'b>> {
+    let mut out: Vec<Merged<'a, 'b>> = vec![];
+    for (s, pts) in curves {
+        let same = out.iter_mut().find(|(o, p, _)| {
+            o.tier.name == s.tier.name
+                && p.len() == pts.len()
+                && p.iter().zip(&pts).all(|(a, b)| (a.1 - b.1).abs() < 1.0)
+        });
+        match same {
+            Some((_, _, label)) => label.push_str(&format!(" = {}", s.cost.option)),
+            None => out.push((s, pts, s.label.clone())),
+        }
+    }
+    out
+}
+
+/// (end of year, cash spent so far), starting at (0, 0).
+fn cumulative_points(yearly: &[YearCost]) -> Vec<(f64, f64)> {
+    let mut acc = 0.0;
+    let mut pts = vec![(0.0, 0.0)];
+    for y in yearly {
+        acc += y.total_usd;
+        pts.push((y.year as f64, acc));
+    }
+    pts
+}
+
+/// Where two piecewise-linear curves sampled at the same x cross (strict sign changes only:
+/// curves that merely touch do not cross).
+pub(crate) fn crossings(a: &[(f64, f64)], b: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = vec![];
+    for i in 1..a.len().min(b.len()) {
+        let d0 = a[i - 1].1 - b[i - 1].1;
+        let d1 = a[i].1 - b[i].1;
+        if d0 * d1 < 0.0 {
+            let t = d0 / (d0 - d1);
+            out.push((
+                a[i - 1].0 + t * (a[i].0 - a[i - 1].0),
+                a[i - 1].1 + t * (a[i].1 - a[i - 1].1),
+            ));
+        }
+    }
+    out
+}
+
+/// Five-year cumulative cost per tier × option, with on-prem/cloud crossovers marked.
+pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
+    const NAME: &str = "cumulative-cost";
+    let raw: Vec<(&Series<'_>, Vec<(f64, f64)>)> = ctx
+        .series
+        .iter()
+        .filter(|s| !s.cost.yearly.is_empty())
+        .map(|s| (s, cumulative_points(&s.cost.yearly)))
+        .collect();
+    let curves: Vec<(&Series<'_>, Vec<(f64, f64)>)> = merge_equal(raw.clone())
+        .into_iter()
+        .map(|(s, p, _)| (s, p))
+        .collect();
+    let labels: Vec<String> = merge_equal(raw.clone())
+        .into_iter()
+        .map(|(_, _, l)| l)
+        .collect();
+    if curves.is_empty() {
+        return Ok(Err(Skipped::new(
+            NAME,
+            "cumulative cost over the horizon",
+            "no tier has a costed deployment option",
+        )));
+    }
+    let years = curves.iter().map(|(_, p)| p.len() - 1).max().unwrap_or(1);
+    let at = |pts: &[(f64, f64)], y: usize| pts.get(y).map_or(f64::INFINITY, |p| p.1);
+    let mut order: Vec<usize> = (0..curves.len()).collect();
+    order.sort_by(|&a, &b| at(&curves[a].1, years).total_cmp(&at(&curves[b].1, years)));
+    let lead = order[0];
+    let lead_name = option_name(&curves[lead].0.tier.name, curves[lead].0.cost.option);
+    let lowest_from = (1..=years).find(|&y| {
+        (y..=years).all(|yy| {
+            curves
+                .iter()
+                .all(|(_, p)| at(&curves[lead].1, yy) <= at(p, yy) + 0.5)
+        })
+    });
+    let title = if curves.len() == 1 {
+        format!(
+            "{lead_name}: {} over {years} years",
+            format::usd_or_millions(at(&curves[lead].1, years))
+        )
+    } else {
+        match lowest_from {
+            Some(1) => format!("{lead_name} has the lowest cumulative cost in every year"),
+            Some(y) => format!("{lead_name} has the lowest cumulative cost from year {y} on"),
+            None => format!("{lead_name} has the lowest cumulative cost after {years} years"),
+        }
+    };
+
+    // Crossovers of each on-prem line with each cloud line it is compared with.
+    let mut marks = Vec::new();
+    let mut pairs: Vec<(&str, &str, DeploymentOption)> = vec![];
+    for be in &ctx.results.break_even {
+        let key = (
+            be.on_prem_tier.as_str(),
+            be.cloud_tier.as_str(),
+            be.cloud_option,
+        );
+        if !pairs.contains(&key) {
+            pairs.push(key);
+        }
+    }
+    for (op, ct, co) in pairs {
+        let a = raw
+            .iter()
+            .find(|(s, _)| s.tier.name == op && s.cost.option == DeploymentOption::OnPrem);
+        let b = raw
+            .iter()
+            .find(|(s, _)| s.tier.name == ct && s.cost.option == co);
+        if let (Some((_, a)), Some((_, b))) = (a, b) {
+            for (x, y) in crossings(a, b) {
+                marks.push(Mark {
+                    at: (x, y),
+                    label: format!("year {}", format::grouped(x, 1)),
+                    color: draw::INK,
+                    secondary: false,
+                });
+            }
+        }
+    }
+
+    let mut subtitle = format!(
+        "Cash spent by the end of each year, nominal USD, egress included. After {years} years: {} {}",
+        lead_name,
+        format::usd_or_millions(at(&curves[lead].1, years))
+    );
+    if let Some(&next) = order.get(1) {
+        let s = curves[next].0;
+        subtitle.push_str(&format!(
+            "; next {} {}",
+            option_name(&s.tier.name, s.cost.option),
+            format::usd_or_millions(at(&curves[next].1, years))
+        ));
+    }
+    subtitle.push('.');
+    if !marks.is_empty() {
+        subtitle.push_str(" Rings: on-prem and cloud cross.");
+    }
+
+    let max = curves
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|q| q.1))
+        .fold(0.0, f64::max);
+    let x_axis = draw::Axis {
+        min: 0.0,
+        max: years as f64,
+        step: 1.0,
+        ticks: (0..=years).map(|y| y as f64).collect(),
+    };
+    let chart = LineChart {
+        head: Head {
+            title: title.clone(),
+            subtitle,
+            legend: curves
+                .iter()
+                .zip(&labels)
+                .map(|((s, _), l)| legend(s, l.clone()))
+                .collect(),
+            footer: ctx.footer.clone(),
+        },
+        x: AxisSpec {
+            axis: x_axis,
+            fmt: Box::new(|v| format!("{}", v.round() as i64)),
+            desc: "End of year".into(),
+        },
+        y: money_axis(max, "Cumulative cost (USD)"),
+        y2: None,
+        lines: curves
+            .iter()
+            .map(|(s, p)| Line {
+                marker: Some(s.marker),
+                dashed: s.dashed,
+                ..Line::new(s.color, p.clone())
+            })
+            .collect(),
+        rules: vec![],
+        marks,
+        height: draw::HEIGHT,
+    };
+    let rings = if chart.marks.is_empty() {
+        "No on-prem line crosses a cloud line within the horizon."
+    } else {
+        "Rings mark where an on-prem line crosses a cloud line, interpolated linearly between \
+         year-ends: the break-even time."
+    };
+    let svg = line::render(&chart).map_err(draw_error(NAME))?;
+    Ok(Ok(vec![Drawn {
+        name: NAME.into(),
+        title,
+        caption: format!(
+            "Which option is cheapest over the {years}-year horizon, and when does buying pay off? \
+             Cash spent on each tier and option by the end of each year (nominal USD, egress \
+             included, residual value not subtracted). {rings}"
+        ),
+        svg,
+    }]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crossings_are_interpolated_between_samples() {
+        let a = [(0.0, 0.0), (1.0, 10.0), (2.0, 12.0)];
+        let b = [(0.0, 0.0), (1.0, 6.0), (2.0, 14.0)];
+        let c = crossings(&a, &b);
+        assert_eq!(c.len(), 1);
+        // a − b goes from +4 at x = 1 to −2 at x = 2: zero two thirds of the way.
+        assert!((c[0].0 - 5.0 / 3.0).abs() < 1e-9 && (c[0].1 - 34.0 / 3.0).abs() < 1e-9);
+        // Common start at (0, 0) is not a crossing; touching is not either.
+        assert!(crossings(&a, &a).is_empty());
+        assert!(crossings(&[], &b).is_empty());
+    }
+}
