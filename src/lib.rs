@@ -23,5 +23,6 @@ pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod traffic;
 pub mod workload;
