@@ -503,3 +503,52 @@ fn cli_bad_sweep_file_exits_2_before_any_work() {
         .stderr(predicates::str::contains("did you mean `peak_rps`?"));
     assert!(!out.exists());
 }
+
+#[test]
+fn a_list_of_scenarios_is_the_outermost_axis() {
+    let dir = tempfile::tempdir().unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let p = dir.path().join("two.toml");
+    let list = format!(
+        "scenarios = [{:?}, {:?}]\nanalytic = true\n[grid]\n\"costs.pue\" = [1.2, 1.5]\n",
+        shipped.join("starter.toml").display().to_string(),
+        shipped.join("embedding-api.toml").display().to_string()
+    );
+    std::fs::write(&p, &list).unwrap();
+    let m = Manifest::load(&p, None, false).unwrap();
+    let which: Vec<(usize, usize)> = m.points.iter().map(|p| (p.scenario, p.choice[0])).collect();
+    assert_eq!(which, [(0, 0), (0, 1), (1, 0), (1, 1)]);
+    run(&m, dir.path(), Shard::WHOLE);
+    let t = sweep::parquet::read(&dir.path().join("results.parquet")).unwrap();
+    let Data::Str(s) = column(&t, "scenario") else {
+        panic!()
+    };
+    assert!(
+        s.first()
+            .unwrap()
+            .as_deref()
+            .unwrap()
+            .ends_with("starter.toml")
+    );
+    assert!(
+        s.last()
+            .unwrap()
+            .as_deref()
+            .unwrap()
+            .ends_with("embedding-api.toml")
+    );
+    // A tier name must exist in every listed scenario; the error says which one lacks it.
+    std::fs::write(&p, list.replace("costs.pue", "tier.NVIDIA L4.max_batch")).unwrap();
+    let e = Manifest::load(&p, None, false).unwrap_err();
+    assert!(
+        e.message.contains("in ") && e.message.contains("embedding-api.toml"),
+        "{e}"
+    );
+    assert!(
+        e.help
+            .as_deref()
+            .unwrap()
+            .contains("did you mean `NVIDIA L4 g6.xlarge`?"),
+        "{e}"
+    );
+}

@@ -504,13 +504,28 @@ fn resolve_path(
                 .with_help("an index is a whole number in brackets: `tier[0].max_batch`"));
         }
         Err(PathProblem::NoTier { wanted, names }) => {
-            let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-            let help = match closest(&wanted, &refs) {
-                Some(best) => format!(
-                    "did you mean `{best}`? tiers{in_which}: {}",
-                    names.join(", ")
+            // Tier names may hold dots ("NVIDIA L4 g6.xlarge"), so the name typed may be any
+            // number of the path's dotted parts: try each against each name.
+            let after = axis.name.strip_prefix("tier.").unwrap_or_default();
+            let parts: Vec<&str> = after.split('.').collect();
+            let parts = &parts;
+            let nearest = names
+                .iter()
+                .flat_map(|n| (1..parts.len()).map(move |k| (n, parts[..k].join("."))))
+                .filter_map(|(n, typed)| {
+                    let best = closest(&typed, &[n.as_str()])?;
+                    Some((strsim::levenshtein(&typed, best), typed, best))
+                })
+                .min_by_key(|(d, _, _)| *d);
+            let (wanted, help) = match nearest {
+                Some((_, typed, best)) => (
+                    typed,
+                    format!(
+                        "did you mean `{best}`? tiers{in_which}: {}",
+                        names.join(", ")
+                    ),
                 ),
-                None => format!("tiers{in_which}: {}", names.join(", ")),
+                None => (wanted, format!("tiers{in_which}: {}", names.join(", "))),
             };
             return Err(at_key(format!("no tier named `{wanted}`{in_which}")).with_help(help));
         }
