@@ -157,7 +157,7 @@ pub fn write(table: &Table, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Read a table written by [`write`].
+/// Read a table written by [`write()`].
 pub fn read(path: &Path) -> Result<Table> {
     let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let reader = SerializedFileReader::new(file)

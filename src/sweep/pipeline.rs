@@ -1,6 +1,6 @@
 //! The sweep's only contact with the planning pipeline: validate a point's scenario, plan and cost
 //! it, and keep the figures a sweep row holds. When the pipeline's entry points move, [`pipeline`]
-//! (and the field reads in [`rows`]) are all that change.
+//! (and the field reads in `rows`) are all that change.
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
