@@ -61,7 +61,6 @@ pub struct BaseScenario {
     pub label: String,
     pub path: PathBuf,
     doc: toml::Table,
-    span: std::ops::Range<usize>,
 }
 
 /// One point of the sweep: a base scenario and one value per axis.
@@ -274,7 +273,6 @@ fn base_scenarios(
                 label: s.get_ref().clone(),
                 path,
                 doc,
-                span: s.span(),
             })
         })
         .collect()
@@ -695,11 +693,4 @@ fn fnv1a(bytes: &[u8], mut h: u64) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
-}
-
-impl BaseScenario {
-    /// Where the scenario was named in the sweep file.
-    pub fn span(&self) -> std::ops::Range<usize> {
-        self.span.clone()
-    }
 }
