@@ -45,6 +45,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Profiles { name, dir }) => profiles(name.as_deref(), dir, &global),
         Some(Command::Init { path, force }) => init(&path, force, &global),
         Some(Command::Calibrate(args)) => calibrate(&args),
+        Some(Command::Sweep(args)) => crate::sweep::run(&args, &global),
         Some(Command::Completions { shell }) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut cmd, "tco-sim", &mut std::io::stdout());

@@ -69,6 +69,9 @@ pub enum Command {
     },
     /// Measure this machine's CPU (GEMM, memory bandwidth) and write a hardware profile.
     Calibrate(CalibrateArgs),
+    /// Run a sweep file's grid of scenarios (or one shard of it) into Parquet; `sweep merge`
+    /// joins the shards.
+    Sweep(crate::sweep::SweepArgs),
     /// Write a commented starter scenario that runs as written.
     Init {
         /// Where to write it.

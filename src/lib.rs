@@ -17,11 +17,12 @@
 //! 6 cost         cost                                      what each option costs, break-even
 //! 7 results      results                                   a run assembled: plan → cost → recommendation
 //! 8 report       report                                    terminal tables, JSON/CSV, charts, PDF
-//! 9 glue         cli, app                                  the command line; `app` sequences the
-//!                                                          pipeline and writes files
+//! 9 glue         cli, app, sweep                           the command line; `app` sequences the
+//!                                                          pipeline and writes files; `sweep`
+//!                                                          runs it over a grid of scenarios
 //! ```
 //!
-//! Only `app` and `report` print or write files; every other stage returns plain data.
+//! Only `app`, `sweep` and `report` print or write files; every other stage returns plain data.
 
 pub mod app;
 pub mod calibrate;
@@ -39,6 +40,7 @@ pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod sim;
+pub mod sweep;
 pub mod traffic;
 pub mod units;
 pub mod workload;

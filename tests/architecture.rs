@@ -24,7 +24,7 @@ const STAGES: &[(&str, &[&str])] = &[
     ("cost", &["cost"]),
     ("results", &["results"]),
     ("report", &["report"]),
-    ("glue", &["cli", "app", "main", "lib"]),
+    ("glue", &["cli", "app", "sweep", "main", "lib"]),
 ];
 
 /// The stage of a module path (`["cost", "inputs", "CostKey"]` → cost inputs), or `None` for a
