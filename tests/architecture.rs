@@ -434,6 +434,6 @@ fn cost_inputs_is_its_own_early_stage_and_super_is_resolved() {
         .is_empty()
     );
     // A module no stage lists is reported, not passed.
-    let v = violations(Path::new("sweep.rs"), "use crate::results::RunResults;");
+    let v = violations(Path::new("plugins.rs"), "use crate::results::RunResults;");
     assert!(v[0].contains("in no stage"), "{v:?}");
 }
