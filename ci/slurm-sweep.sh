@@ -35,7 +35,7 @@ fi
 TCO_SIM=$(realpath "$TCO_SIM")
 export TCO_SIM
 
-WORK=$(mktemp -d /tmp/tco-slurm.XXXXXX)
+WORK=$(mktemp -d -t tco-slurm.XXXXXX)
 HOST=$(hostname -s)
 export SLURM_CONF=$WORK/etc/slurm.conf
 mkdir -p "$WORK"/{etc,spool/ctld,spool/d,log,run}
