@@ -12,6 +12,8 @@ mod note;
 
 use serde::Serialize;
 
+use crate::cost::inputs::CostInputs;
+
 pub use note::Note;
 
 use crate::capacity::{self, CapacityYear, LoadPoint, TierPlan};
@@ -62,6 +64,13 @@ pub struct ScenarioSummary {
     pub slo_tpot_s: Option<f64>,
     /// How the fleets were sized: "analytic" (utilization bound) or "simulated".
     pub capacity_method: String,
+    /// The cost assumptions, typed, for the report's text (`inputs` holds the same values with
+    /// their sources for the JSON).
+    #[serde(skip)]
+    pub costs: CostInputs,
+    /// The planned utilization ceiling (`slo.max_utilization`), in (0, 1].
+    #[serde(skip)]
+    pub max_utilization: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -312,6 +321,8 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
             slo_ttft_s: scenario.slo.ttft_s,
             slo_tpot_s: scenario.slo.tpot_s,
             capacity_method: capacity_method.into(),
+            costs: scenario.costs.clone(),
+            max_utilization: scenario.slo.max_utilization.value,
         },
         tiers: out_tiers,
         design_day_rps: {

@@ -118,6 +118,8 @@ fn summary(name: &str, years: u32) -> ScenarioSummary {
         slo_ttft_s: None,
         slo_tpot_s: None,
         capacity_method: "analytic (utilization bound)".into(),
+        costs: tco_sim::cost::inputs::default_costs(),
+        max_utilization: 0.8,
     }
 }
 

@@ -68,13 +68,6 @@ pub fn footer(r: &RunResults, i: usize, n: usize) -> Vec<Op> {
 }
 
 /// An input's value by scope and field, if the run recorded it.
-fn input(r: &RunResults, scope: &str, field: &str) -> Option<f64> {
-    r.inputs
-        .iter()
-        .find(|i| i.scope == scope && i.field == field)
-        .map(|i| i.value)
-}
-
 /// A key: value line with the value wrapped beside the key.
 fn fact(l: &mut Layout, key: &str, value: &str) {
     let key_w = 118.0;
@@ -302,18 +295,14 @@ fn figure_ref(charts: &ChartSet, name: &str) -> String {
 fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     let years = r.scenario.horizon_years;
     l.heading("1  Executive summary", 1, 80.0);
-    let rate = input(r, "costs", "discount_rate");
     l.paragraph(
         &format!(
             "Each tier and deployment option over {years} years. Totals are cash spent in \
-             nominal US dollars; NPV discounts them at {} (capex at the start of its year, \
+             nominal US dollars; NPV discounts them at {} a year (capex at the start of its year, \
              running costs at mid-year). Options are ranked on NPV net of the hardware's \
              residual value, among tiers that meet the latency contract ({}) in every year. The \
              recommended row is shaded.",
-            rate.map_or("the scenario's discount rate".into(), |v| format!(
-                "{} a year",
-                format::percent_short(v, 1)
-            )),
+            format::percent_short(r.scenario.costs.discount_rate.value, 1),
             r.scenario.slo
         ),
         BODY,
@@ -600,17 +589,13 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     l.new_page();
     l.heading("4  Method and caveats", 1, 120.0);
     l.heading("How the numbers are made", 2, 60.0);
-    let util = input(r, "slo", "max_utilization");
     let bullets = [
         format!(
             "Capacity: each tier's fleet for each year is sized to carry that year's busiest-hour \
-             traffic within the latency contract, by the {} method{}. Cloud fleets on demand \
+             traffic within the latency contract, by the {} method, planning at most {} utilization. Cloud fleets on demand \
              follow the traffic hour by hour, never below one instance.",
             r.scenario.capacity_method,
-            util.map_or(String::new(), |u| format!(
-                ", planning at most {} utilization",
-                format::percent(u, 0)
-            ))
+            format::percent(r.scenario.max_utilization, 0)
         ),
         "On-prem: units are bought when the fleet grows and again when they reach the end of \
          their depreciation life; capex is purchase price plus an installation and network share. \
