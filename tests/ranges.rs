@@ -205,13 +205,28 @@ fn a_window_the_simulator_cannot_run_is_refused_by_validate() {
 
 #[test]
 fn peak_rps_of_1e7_is_refused_with_its_range() {
-    let e = refused("peak_rps = 400 ", "peak_rps = 1e7 ");
+    // 1e7 req/s is the bound itself, but growing 30 % a year takes it past the bound by year
+    // 2: refused at the growth, which is what compounds.
+    let text = edited("peak_rps = 400 ", "peak_rps = 1e7 ").replacen(
+        "mean_rps = 150",
+        "mean_rps = 3750000",
+        1,
+    );
+    let e = Case::new(&text, &[]).load().unwrap_err();
+    assert_range(
+        &e,
+        "traffic.growth_per_year",
+        18,
+        "the traffic peaks at 28561000 req/s in year 5",
+        "at most 10000000 req/s in every year",
+    );
+    let e = refused("peak_rps = 400 ", "peak_rps = 2e7 ");
     assert_range(
         &e,
         "traffic.peak_rps",
         15,
-        "= 10000000 is out of range",
-        "from 0.000001 to 1,000,000 [req/s]",
+        "= 20000000 is out of range",
+        "from 0.000001 to 10,000,000 [req/s]",
     );
 }
 
@@ -229,22 +244,25 @@ fn growth_of_3_over_20_years_is_refused_at_the_growth() {
         "traffic.growth_per_year",
         18,
         "the traffic peaks at 109951162777600 req/s in year 20",
-        "at most 1000000 req/s in every year",
+        "at most 10000000 req/s in every year",
     );
 }
 
 #[test]
 fn bursts_that_push_the_peak_past_the_bound_are_refused_at_the_multiplier() {
     let growth = "growth_per_year = 0.3      # 30 % more traffic every year\n";
-    let e = refused(
+    let text = edited(
         growth,
         &format!("{growth}[traffic.bursts]\nmultiplier = 1000\nduration_s = 60\nper_day = 1\n"),
-    );
+    )
+    .replacen("peak_rps = 400 ", "peak_rps = 4000 ", 1)
+    .replacen("mean_rps = 150", "mean_rps = 1500", 1);
+    let e = Case::new(&text, &[]).load().unwrap_err();
     assert_eq!(e.field.as_deref(), Some("traffic.growth_per_year"), "{e}");
     assert!(e.message.contains("in year 5"), "{e}");
     // Without growth, the multiplier is what compounds.
-    let text = edited("peak_rps = 400 ", "peak_rps = 2000 ")
-        .replacen("mean_rps = 150", "mean_rps = 750", 1)
+    let text = edited("peak_rps = 400 ", "peak_rps = 20000 ")
+        .replacen("mean_rps = 150", "mean_rps = 7500", 1)
         .replacen("growth_per_year = 0.3", "", 1)
         .replacen(
             "peak_hour = 14\n",
@@ -253,7 +271,7 @@ fn bursts_that_push_the_peak_past_the_bound_are_refused_at_the_multiplier() {
         );
     let e = Case::new(&text, &[]).load().unwrap_err();
     assert_eq!(e.field.as_deref(), Some("traffic.bursts.multiplier"), "{e}");
-    assert!(e.message.contains("2000000 req/s in year 1"), "{e}");
+    assert!(e.message.contains("20000000 req/s in year 1"), "{e}");
 }
 
 const SERIES_TABLE: &str = "[traffic]\n[traffic.rate_series]\npath = \"r.csv\"\nformat = \"csv\"\n";
@@ -272,14 +290,14 @@ fn with_series(rows: &str) -> Result<Scenario, InputError> {
 
 #[test]
 fn a_rate_series_window_at_1e7_req_per_s_is_refused_at_its_line() {
-    let e = with_series("0,100\n600,1e7\n1200,100\n").unwrap_err();
+    let e = with_series("0,100\n600,2e7\n1200,100\n").unwrap_err();
     assert!(e.file.as_deref().unwrap().ends_with("r.csv"), "{e}");
     assert_eq!(e.position.map(|p| p.0), Some(3), "{e}");
     assert!(
-        e.message.contains("rate 10000000 req/s is out of range"),
+        e.message.contains("rate 20000000 req/s is out of range"),
         "{e}"
     );
-    assert!(e.help.as_deref().unwrap().contains("0 to 1,000,000 req/s"));
+    assert!(e.help.as_deref().unwrap().contains("0 to 10,000,000 req/s"));
 }
 
 #[test]

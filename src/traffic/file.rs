@@ -351,7 +351,7 @@ fn synthetic(src: &SourceFile, f: &TrafficFile, growth: Growth) -> Result<Traffi
         Some(MIN_RPS),
         false,
         Some(MAX_RPS),
-        "a request rate from 0.000001 to 1,000,000 [req/s]",
+        "a request rate from 0.000001 to 10,000,000 [req/s]",
     )?;
     // Without `pattern`, any diurnal field makes the day diurnal: `peak_rps` + `mean_rps` is
     // the common way to describe a daily cycle.

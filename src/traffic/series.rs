@@ -206,7 +206,7 @@ impl RateSeries {
                 r.start_s, r.rate_rps, r.iat_cv
             ))
             .with_help(
-                "window starts are seconds from 0 to 100 years; rates are from 0 to 1,000,000 req/s; CVs are numbers > 0",
+                "window starts are seconds from 0 to 100 years; rates are from 0 to 10,000,000 req/s; CVs are numbers > 0",
             ));
         }
         if let Some(i) = rows.windows(2).position(|w| w[1].start_s <= w[0].start_s) {
@@ -482,7 +482,7 @@ fn parse(src: &SourceFile, format: SeriesFormat, with_cv: bool) -> Result<Vec<Ro
 }
 
 const RATE_HELP: &str =
-    "valid: a mean request rate from 0 to 1,000,000 req/s (ten times the busiest public service)";
+    "valid: a mean request rate from 0 to 10,000,000 req/s (ten times the busiest public service)";
 
 /// Where a rate series' arrival burstiness comes from.
 #[derive(Debug, Clone, Copy, PartialEq)]
