@@ -23,10 +23,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail};
+use anyhow::Context;
 
 use crate::hardware::{Profile, ProfileSearch, embedded_text, file::ProfileFile};
-use crate::input::SourceFile;
+use crate::input::{InputError, SourceFile};
 use kernels::Isa;
 use suite::{KernelResult, Plan};
 
@@ -192,24 +192,45 @@ pub fn run(options: &Options, progress: &(dyn Fn(Step<'_>) + Sync)) -> anyhow::R
     })
 }
 
-/// Check the options and load `--base` before spending a minute measuring.
+/// Check the options and load `--base` before spending a minute measuring. Each problem here is
+/// the user's (a flag out of range, a missing price), so it is an [`InputError`]: exit code 2,
+/// with the flags that would fix it, before any measurement.
 fn inputs(args: &Options) -> anyhow::Result<profile::ProfileInputs> {
     if let Effort::Timed(d) = args.effort
         && !(d.is_finite() && d > 0.0 && d <= crate::units::DAY_S)
     {
-        bail!("--duration {d} is out of range; valid: seconds in (0, 86400]");
+        return Err(InputError::new(format!("--duration {d} is out of range"))
+            .with_help("valid: seconds in (0, 86400]")
+            .into());
     }
-    for (flag, v) in [
-        ("--memory-bandwidth-gbps", args.memory_bandwidth_gbps),
-        ("--purchase-usd", args.purchase_usd),
-        ("--usd-per-hour", args.usd_per_hour),
-        ("--idle-w", args.idle_w),
-        ("--peak-w", args.peak_w),
+    // Each flag becomes a number of the written profile, so it takes that number's declared
+    // range: a value the profile would refuse is the user's fault, found before measuring.
+    use crate::hardware::numbers;
+    for (flag, v, n) in [
+        (
+            "--memory-bandwidth-gbps",
+            args.memory_bandwidth_gbps,
+            &numbers::BANDWIDTH,
+        ),
+        ("--purchase-usd", args.purchase_usd, &numbers::PURCHASE),
+        ("--usd-per-hour", args.usd_per_hour, &numbers::ON_DEMAND),
+        ("--idle-w", args.idle_w, &numbers::IDLE_POWER),
+        ("--peak-w", args.peak_w, &numbers::PEAK_POWER),
     ] {
+        let valid = n.valid;
         if let Some(v) = v
-            && !(v.is_finite() && v >= 0.0)
+            && !(v.is_finite()
+                && valid
+                    .min
+                    .is_none_or(|m| if valid.strict_min { v > m } else { v >= m })
+                && valid.max.is_none_or(|m| v <= m))
         {
-            bail!("{flag} {v} is out of range; valid: a number >= 0");
+            return Err(InputError::new(format!(
+                "{flag} {} is out of range",
+                crate::input::shown(v)
+            ))
+            .with_help(format!("valid: {}", valid.text))
+            .into());
         }
     }
     let name = args.name.clone();
@@ -218,15 +239,19 @@ fn inputs(args: &Options) -> anyhow::Result<profile::ProfileInputs> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
     {
-        bail!(
-            "`{name}` is not a valid profile name; valid: letters, digits, '-', '_' and '.' (set --name)"
+        return Err(
+            InputError::new(format!("`{name}` is not a valid profile name"))
+                .with_help("valid: letters, digits, '-', '_' and '.' (set --name)")
+                .into(),
         );
     }
     let base = args.base.as_deref().map(load_base).transpose()?;
     if base.is_none() && args.purchase_usd.is_none() && args.usd_per_hour.is_none() {
-        bail!(
-            "a profile needs a price: give --base PROFILE to keep a shipped profile's prices and power, or --purchase-usd / --usd-per-hour"
-        );
+        return Err(InputError::new("a profile needs a price")
+            .with_help(
+                "give --base PROFILE to keep a shipped profile's prices and power, or --purchase-usd USD (on-prem) / --usd-per-hour USD (cloud)",
+            )
+            .into());
     }
     Ok(profile::ProfileInputs {
         name,
@@ -267,10 +292,12 @@ pub fn load_base(reference: &str) -> anyhow::Result<ProfileFile> {
     };
     let validated = Profile::from_source(&src, expected)?;
     if validated.kind != crate::hardware::UnitKind::Cpu {
-        bail!(
+        return Err(InputError::new(format!(
             "--base {reference} is a {} profile; calibrate measures CPUs",
             validated.kind.label()
-        );
+        ))
+        .with_help("give a cpu profile as --base, e.g. altra-q80-30-1u")
+        .into());
     }
     Ok(src.parse::<ProfileFile>()?)
 }

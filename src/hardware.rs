@@ -24,6 +24,17 @@ mod embedded {
     include!(concat!(env!("OUT_DIR"), "/embedded_profiles.rs"));
 }
 
+/// The largest batch a profile or a tier may allow. Batch-time tables hold one entry per size,
+/// and no serving runtime batches more than a few thousand requests.
+pub const MAX_BATCH: u32 = 4096;
+/// The longest batching window \[ms\]: typical windows are 1–10 ms, and a request held for ten
+/// seconds waiting for company has already missed any latency contract worth planning for. It
+/// also keeps every window well inside what the simulator accepts (it refuses
+/// durations above 10⁶ s), so what validates also runs.
+pub const MAX_WINDOW_MS: f64 = 10_000.0;
+/// [`MAX_WINDOW_MS`] in words, for the help line of a range error.
+pub const WINDOW_MS_TEXT: &str = "milliseconds from 0 to 10,000";
+
 /// What kind of execution slots a unit has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -385,10 +396,14 @@ fn validate(
         },
         Some(b) => {
             let max_batch = *b.max_batch.get_ref();
-            if max_batch == 0 {
+            if !(1..=MAX_BATCH).contains(&max_batch) {
                 return Err(src
-                    .error(&b.max_batch, "batching.max_batch", "= 0 is out of range")
-                    .with_help("valid: a whole number ≥ 1"));
+                    .error(
+                        &b.max_batch,
+                        "batching.max_batch",
+                        format!("= {max_batch} is out of range"),
+                    )
+                    .with_help(format!("valid: a whole number from 1 to {MAX_BATCH}")));
             }
             let window_s = match &b.window_ms {
                 Some(w) => {
@@ -396,8 +411,13 @@ fn validate(
                         source: src,
                         field: "batching.window_ms",
                     }
-                    .non_negative(w, "milliseconds ≥ 0")?
-                        * 1e-3
+                    .range(
+                        w,
+                        Some(0.0),
+                        false,
+                        Some(MAX_WINDOW_MS),
+                        WINDOW_MS_TEXT,
+                    )? * 1e-3
                 }
                 None => 0.0,
             };
@@ -631,7 +651,7 @@ mod tests {
         assert_eq!(e.message, "= 80.5 is not a whole number");
         let e = altra_with("compute = { value = 0.5,", "compute = { value = 1.5,").unwrap_err();
         assert_eq!(e.field.as_deref(), Some("efficiency.compute"));
-        assert_eq!(e.help.as_deref(), Some("valid: a fraction in (0, 1]"));
+        assert_eq!(e.help.as_deref(), Some("valid: a fraction from 0.001 to 1"));
         let e = altra_with("cores = { value = 80, source = \"heise-2020\" }\n", "").unwrap_err();
         assert_eq!(e.message, "a cpu profile needs chip.cores");
     }

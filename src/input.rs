@@ -335,6 +335,17 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     i
 }
 
+/// A number as a range error shows it: as written for everyday magnitudes, in exponent form
+/// beyond them, so 1e308 reads "1e308" and not as 309 digits.
+pub fn shown(x: f64) -> String {
+    let a = x.abs();
+    if a == 0.0 || (1e-6..1e15).contains(&a) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 /// Checks on one spanned number, so every range error reads the same way:
 /// "`pue` = -1 is out of range" + "valid: …".
 pub struct NumberCheck<'a> {
@@ -363,7 +374,7 @@ impl NumberCheck<'_> {
             } else if x.is_infinite() {
                 format!("is infinite ({x})")
             } else {
-                format!("= {x} is out of range")
+                format!("= {} is out of range", shown(x))
             };
             return Err(self
                 .source

@@ -231,6 +231,7 @@ fn validate(src: &SourceFile, f: ScenarioFile) -> Result<Scenario, InputError> {
     };
     let workload = workload::validate(src, &f.workload)?;
     let traffic = crate::traffic::file::validate(src, &f.traffic, &base)?;
+    crate::traffic::file::check_peak(src, &f.traffic, &traffic, horizon_years)?;
     let slo = validate_slo(src, &f.slo, matches!(workload, Workload::Generative { .. }))?;
 
     let mut search = ProfileSearch::default();
@@ -328,7 +329,13 @@ fn validate_reference(
                 source: src,
                 field: &field("total_usd"),
             }
-            .non_negative(v, "USD ≥ 0")
+            .range(
+                v,
+                Some(0.0),
+                false,
+                Some(MAX_REFERENCE_USD),
+                "USD from 0 to 1e12",
+            )
         })
         .transpose()?;
     let break_even_hours_per_day = match &r.break_even_hours_per_day {
@@ -402,6 +409,21 @@ fn user_cited(src: &SourceFile, v: &Spanned<f64>, value: f64, citation: Option<&
     }
 }
 
+/// The lowest `slo.max_utilization`: a fleet planned to run at most 1 % busy keeps 99 % of its
+/// capacity idle, beyond any headroom policy; below it the utilization bound alone asks for
+/// hundreds of times the units the traffic needs.
+const MIN_UTILIZATION: f64 = 0.01;
+/// The dearest all-in power and cooling a unit-hour may cost \[USD\]: the seed's 8×H100 server
+/// costs $0.87/h, and the dearest cloud instance $100/h; ten times that.
+const MAX_ENERGY_USD_PER_UNIT_HOUR: f64 = 1_000.0;
+/// The largest published cost a reference may quote \[USD\]: a trillion dollars is beyond any
+/// fleet's lifetime cost.
+const MAX_REFERENCE_USD: f64 = 1e12;
+/// The longest lone-request service time a tier may have \[s\]: the simulator holds times as
+/// integer nanoseconds and refuses durations above 10⁶ s, and a request taking over a day is
+/// outside any latency contract.
+const MAX_SERVICE_S: f64 = crate::units::DAY_S;
+
 fn validate_slo(src: &SourceFile, s: &file::SloFile, generative: bool) -> Result<Slo, InputError> {
     let p = *s.percentile.get_ref();
     if !(p.is_finite() && p > 0.0 && p < 100.0) {
@@ -449,10 +471,10 @@ fn validate_slo(src: &SourceFile, s: &file::SloFile, generative: bool) -> Result
             }
             .range(
                 u,
-                Some(0.0),
-                true,
+                Some(MIN_UTILIZATION),
+                false,
                 Some(1.0),
-                "a fraction in (0, 1], e.g. 0.7 to keep 30 % headroom",
+                "a fraction from 0.01 to 1, e.g. 0.7 to keep 30 % headroom",
             )?;
             user_cited(src, u, x, None)
         }
@@ -505,6 +527,16 @@ fn validate_tier(
         .as_ref()
         .map(|n| n.get_ref().trim().to_string())
         .unwrap_or_else(|| profile.name.clone());
+    if let Some(n) = &t.name
+        && name.is_empty()
+    {
+        return Err(src
+            .error(n, field("name"), "the tier name is empty")
+            .with_help(format!(
+                "give the tier a name, e.g. name = \"{}\", or remove `name` to use the profile's",
+                profile.name
+            )));
+    }
     let options = match &t.options {
         Some(opts) => {
             if opts.get_ref().is_empty() {
@@ -571,14 +603,40 @@ fn validate_tier(
                 source: src,
                 field: &field("energy_usd_per_unit_hour"),
             }
-            .non_negative(e, "USD per unit-hour ≥ 0")?;
+            .range(
+                e,
+                Some(0.0),
+                false,
+                Some(MAX_ENERGY_USD_PER_UNIT_HOUR),
+                "USD per unit-hour from 0 to 1,000",
+            )?;
+            // Only an on-prem option pays for its own power; a cloud price already includes
+            // it, so the number would be read and then ignored.
+            if !options.contains(&DeploymentOption::OnPrem) {
+                return Err(src
+                    .error(
+                        e,
+                        field("energy_usd_per_unit_hour"),
+                        format!(
+                            "tier `{name}` compares only cloud options ({}), whose prices include power",
+                            labels(&options)
+                        ),
+                    )
+                    .with_help("energy_usd_per_unit_hour applies to on-prem units; remove it, or add \"on-prem\" to the tier's options"));
+            }
             Some(user_cited(src, e, x, t.energy_source.as_ref()))
         }
         None => None,
     };
     let mut batching = profile.batching.clone();
     if let Some(b) = &t.max_batch {
-        batching.max_batch = whole(src, b, &field("max_batch"), 1, 4096)?;
+        batching.max_batch = whole(
+            src,
+            b,
+            &field("max_batch"),
+            1,
+            i64::from(crate::hardware::MAX_BATCH),
+        )?;
         if !batching.compiled_batch_sizes.is_empty() {
             batching
                 .compiled_batch_sizes
@@ -591,14 +649,20 @@ fn validate_tier(
             source: src,
             field: &field("window_ms"),
         }
-        .non_negative(w, "milliseconds ≥ 0")?
-            * 1e-3;
+        .range(
+            w,
+            Some(0.0),
+            false,
+            Some(crate::hardware::MAX_WINDOW_MS),
+            crate::hardware::WINDOW_MS_TEXT,
+        )? * 1e-3;
     }
     // The model must fit: check now so the error names the tier, not a later stage.
     let plan = crate::perf::plan(&profile, workload, precision, &batching).map_err(|e| {
         src.error(&t.profile, field("profile"), e.message.clone())
             .with_help(e.help.clone().unwrap_or_default())
     })?;
+    check_service_time(src, t, &field("profile"), &plan, workload)?;
     let autoscale_interval_h = match &t.autoscale_interval_hours {
         Some(h) => whole(
             src,
@@ -620,6 +684,46 @@ fn validate_tier(
         autoscale_interval_h,
         plan,
     })
+}
+
+/// Numbers that are each in range can still combine into a request no unit can serve in time
+/// (a model of 10¹⁵ FLOP per item on a 1 GFLOP/s core): refuse a tier whose lone request
+/// takes longer than [`MAX_SERVICE_S`], or whose throughput is not a positive finite number,
+/// here rather than as "inf ms" or an internal error in the simulator.
+fn check_service_time(
+    src: &SourceFile,
+    t: &TierFile,
+    field: &str,
+    plan: &crate::perf::ServicePlan,
+    workload: &Workload,
+) -> Result<(), InputError> {
+    let lone_s = match (plan, workload) {
+        (crate::perf::ServicePlan::Classic(p), _) => p.lone_request_s(),
+        (
+            crate::perf::ServicePlan::Generative(p),
+            Workload::Generative {
+                prompt_tokens,
+                output_tokens,
+                ..
+            },
+        ) => p.lone_request_s(prompt_tokens.mean(), output_tokens.mean().max(1.0)),
+        (crate::perf::ServicePlan::Generative(_), Workload::Classic { .. }) => 0.0,
+    };
+    let throughput = plan.unit_throughput_rps(workload);
+    if lone_s.is_finite() && lone_s <= MAX_SERVICE_S && throughput.is_finite() && throughput > 0.0 {
+        return Ok(());
+    }
+    Err(src
+        .error(
+            &t.profile,
+            field,
+            format!(
+                "one request would take {lone_s:.3e} s on this tier (throughput {throughput:.3e} req/s per unit)"
+            ),
+        )
+        .with_help(
+            "valid: a lone request served within a day; check the workload's size against the profile's peak, bandwidth and efficiencies",
+        ))
 }
 
 fn labels(options: &[DeploymentOption]) -> String {
@@ -786,7 +890,7 @@ mod tests {
         assert_eq!(e.message, "= 0 is out of range");
         assert_eq!(
             e.help.as_deref(),
-            Some("valid: units per administrator > 0")
+            Some("valid: units per administrator from 0.1 to 100,000")
         );
         let e = costs("pue = \"high\"\n").unwrap_err();
         assert_eq!(e.field.as_deref(), Some("costs.pue"));

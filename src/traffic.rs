@@ -52,6 +52,19 @@ pub struct Request {
 /// would approach `u64::MAX` (584 years).
 pub const MAX_WINDOW_S: f64 = 100.0 * YEAR_S;
 
+/// The highest request rate a scenario may plan for, in any year \[req/s\]: Google Search
+/// answers about 100,000 queries a second on average (8.5 billion a day), and the busiest
+/// public services peak near a million requests a second, so ten times the busiest. A synthetic
+/// peak, a rate-series window, and the peak of every year of the horizon (growth and bursts
+/// included) are held to it, so no in-range combination overflows a count.
+pub const MAX_RPS: f64 = 1e7;
+/// The lowest synthetic peak rate \[req/s\]: one request in 11.6 days; below it there is no
+/// fleet to plan.
+pub const MIN_RPS: f64 = 1e-6;
+/// The most tokens one request of a trace may carry in or out: the longest published context
+/// window is 10 million tokens.
+pub const MAX_TRACE_TOKENS: u32 = 10_000_000;
+
 /// Compound yearly growth of every rate: year `y` (1-based) carries the factor
 ///
 /// ```text

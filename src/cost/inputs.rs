@@ -150,7 +150,7 @@ cost_inputs! {
             "2024-10-17"
         ],
         note: Some("industrial rate; state averages range 6.4 ¢ (WA) to 18.6 ¢ (CA)"),
-        help: "price of electricity for on-prem units",
+        help: "price of electricity for on-prem units (at most 10: the dearest retail rates in Europe peaked near $1/kWh in 2022, ×10)",
     },
     pue {
         unit: "ratio",
@@ -167,7 +167,7 @@ cost_inputs! {
     },
     colocation_usd_per_kw_month {
         unit: "USD/kW-month",
-        valid: Valid::at_least(0.0, "USD per kW-month ≥ 0"),
+        valid: Valid::from_to(0.0, 5_000.0, "USD per kW-month from 0 to 5,000"),
         default: 184.0, Cited,
         source: [
             "cbre-h2-2024",
@@ -176,7 +176,7 @@ cost_inputs! {
             "2025-02-26"
         ],
         note: Some("per kW of provisioned IT load; retail colocation for small footprints costs more"),
-        help: "colocation space and power provisioning, per kW of a unit's peak power",
+        help: "colocation space and power provisioning, per kW of a unit's peak power (at most 5,000: retail colocation in the dearest markets is below $500/kW-month, ×10)",
     },
     maintenance_share_per_year {
         unit: "fraction of capex per year",
@@ -232,7 +232,7 @@ cost_inputs! {
     },
     units_per_admin {
         unit: "units per administrator",
-        valid: Valid::above(0.0, "units per administrator > 0"),
+        valid: Valid::from_to(0.1, 100_000.0, "units per administrator from 0.1 to 100,000"),
         default: 100.0, Estimate,
         source: [
             "staffing",
@@ -241,11 +241,11 @@ cost_inputs! {
             "2024"
         ],
         note: Some("a fractional share of an administrator is charged per unit"),
-        help: "on-prem units one administrator runs",
+        help: "on-prem units one administrator runs (0.1 is ten people per unit, far beyond any staffing; 100,000 is a hyperscaler's 1,000+:1 ratio ×100)",
     },
     admin_cost_usd_per_year {
         unit: "USD/year",
-        valid: Valid::at_least(0.0, "USD per year ≥ 0"),
+        valid: Valid::from_to(0.0, 5_000_000.0, "USD per year from 0 to 5,000,000"),
         default: 126_700.0, Derived,
         source: [
             "bls-ooh-2022",
@@ -254,11 +254,11 @@ cost_inputs! {
             "2023-09"
         ],
         note: Some("$90,520 x 1.4 employer cost loading (benefits and taxes; the 1.4 is an estimate)"),
-        help: "employer cost of one administrator",
+        help: "employer cost of one administrator (at most 5,000,000: the best-paid engineering staff cost under $500,000 a year, ×10)",
     },
     egress_bytes_per_request {
         unit: "B",
-        valid: Valid::at_least(0.0, "bytes ≥ 0"),
+        valid: Valid::from_to(0.0, 1e9, "bytes from 0 to 1e9 (1 GB)"),
         default: 2_000.0, Estimate,
         source: [
             "egress-size",
@@ -267,11 +267,11 @@ cost_inputs! {
             "2026-11"
         ],
         note: Some("set it from your API's real response size"),
-        help: "response bytes sent out per request",
+        help: "response bytes sent out per request (at most 1 GB: a generated image or audio clip is under 100 MB, ×10)",
     },
     egress_usd_per_gb {
         unit: "USD/GB",
-        valid: Valid::at_least(0.0, "USD per GB ≥ 0"),
+        valid: Valid::from_to(0.0, 5.0, "USD per GB from 0 to 5"),
         default: 0.09, Cited,
         source: [
             "aws-egress-2026",
@@ -280,7 +280,7 @@ cost_inputs! {
             "2026"
         ],
         note: Some("charged to cloud options only; on-prem transit is inside the installation share"),
-        help: "price of data sent out of the cloud (1 GB = 1e9 B)",
+        help: "price of data sent out of the cloud (1 GB = 1e9 B; at most 5: the dearest published internet egress is under $0.5/GB, ×10)",
     },
 }
 

@@ -97,7 +97,11 @@ impl Valid {
         )?;
         if self.whole && x.fract() != 0.0 {
             return Err(src
-                .error(v, field, format!("= {x} is not a whole number"))
+                .error(
+                    v,
+                    field,
+                    format!("= {} is not a whole number", crate::input::shown(x)),
+                )
                 .with_help(format!("valid: {}", self.text)));
         }
         Ok(x)
@@ -173,8 +177,13 @@ impl ProfileNumber {
 }
 
 const WHOLE_UNITS: Valid = Valid::from_to(1.0, 1e6, "a whole number from 1 to 1,000,000").whole();
-const FRACTION: Valid = Valid::above_to(0.0, 1.0, "a fraction in (0, 1]");
-const USD: Valid = Valid::at_least(0.0, "USD ≥ 0");
+// The upper bounds are far above any unit on sale, so they never refuse a real profile; they
+// exist so that a typo (1e308, a price in cents) is refused here instead of printing "$inf" or
+// "NaN %" at the end of a run. Each is the largest published figure ×10 or more, as its `help`
+// says; the lower bounds of rates (bandwidth, peak, efficiency) keep a service time finite.
+const FRACTION: Valid = Valid::from_to(0.001, 1.0, "a fraction from 0.001 to 1");
+const PURCHASE_USD: Valid = Valid::from_to(0.0, 1e8, "USD from 0 to 100,000,000");
+const USD_PER_HOUR: Valid = Valid::from_to(0.0, 1_000.0, "USD per hour from 0 to 1,000");
 
 pub const CHIPS: ProfileNumber = ProfileNumber {
     key: "chips",
@@ -203,9 +212,9 @@ pub const CLOCK: ProfileNumber = ProfileNumber {
     label: "chip.clock_ghz",
     unit: "GHz",
     scale: 1.0,
-    valid: Valid::above(0.0, "a clock in GHz > 0"),
+    valid: Valid::above_to(0.0, 10.0, "a clock in GHz > 0, up to 10"),
     presence: Presence::Optional,
-    help: "sustained all-core clock",
+    help: "sustained all-core clock (no shipping CPU sustains 6 GHz; 10 leaves room)",
     raw: |f| f.chip.clock_ghz.as_ref(),
     held: |p| p.clock_ghz.as_ref(),
 };
@@ -214,9 +223,9 @@ pub const MEMORY: ProfileNumber = ProfileNumber {
     label: "chip.memory [B]",
     unit: "GB (1e9 B)",
     scale: 1e9,
-    valid: Valid::above(0.0, "GB > 0"),
+    valid: Valid::from_to(0.001, 100_000.0, "GB from 0.001 to 100,000"),
     presence: Presence::Required,
-    help: "memory per chip that holds weights and KV cache",
+    help: "memory per chip that holds weights and KV cache (at most 100,000 GB: a socket holds at most ~12 TB of DRAM, ×8)",
     raw: |f| Some(&f.chip.memory_gb),
     held: |p| Some(&p.memory_bytes_per_chip),
 };
@@ -225,9 +234,9 @@ pub const BANDWIDTH: ProfileNumber = ProfileNumber {
     label: "chip.memory_bandwidth [B/s]",
     unit: "GB/s (1e9 B/s)",
     scale: 1e9,
-    valid: Valid::above(0.0, "GB/s > 0"),
+    valid: Valid::from_to(0.1, 100_000.0, "GB/s from 0.1 to 100,000"),
     presence: Presence::Required,
-    help: "sustainable-peak memory bandwidth per chip",
+    help: "sustainable-peak memory bandwidth per chip (at most 100,000 GB/s: the fastest HBM3e parts give 8,000 GB/s, ×12)",
     raw: |f| Some(&f.chip.memory_bandwidth_gbps),
     held: |p| Some(&p.memory_bandwidth_per_chip),
 };
@@ -240,9 +249,9 @@ macro_rules! peak {
             label: $label,
             unit: "TFLOP/s or TOPS",
             scale: 1e12,
-            valid: Valid::above(0.0, "TFLOP/s > 0"),
+            valid: Valid::from_to(0.001, 100_000.0, "TFLOP/s from 0.001 to 100,000"),
             presence: Presence::OneOfPeaks,
-            help: "dense (not 2:4-sparse) peak per chip at this precision",
+            help: "dense (not 2:4-sparse) peak per chip at this precision (at most 100,000: the largest published dense peak is under 10,000, ×10)",
             raw: |f| f.chip.peak_tflops.$field.as_ref(),
             held: |p| p.peak_per_chip.get(&super::Precision::$precision),
         };
@@ -282,7 +291,7 @@ pub const IDLE_POWER: ProfileNumber = ProfileNumber {
     label: "power.idle_w",
     unit: "W",
     scale: 1.0,
-    valid: Valid::at_least(0.0, "watts ≥ 0"),
+    valid: Valid::from_to(0.0, 2e6, "watts from 0 to 2,000,000"),
     presence: Presence::Required,
     help: "the whole unit at idle; at most `power.peak_w`",
     raw: |f| Some(&f.power.idle_w),
@@ -293,9 +302,9 @@ pub const PEAK_POWER: ProfileNumber = ProfileNumber {
     label: "power.peak_w",
     unit: "W",
     scale: 1.0,
-    valid: Valid::above(0.0, "watts > 0"),
+    valid: Valid::above_to(0.0, 2e6, "watts > 0, up to 2,000,000"),
     presence: Presence::Required,
-    help: "the whole unit at full load",
+    help: "the whole unit at full load (at most 2 MW: the largest rack-scale unit draws ~130 kW, ×15)",
     raw: |f| Some(&f.power.peak_w),
     held: |p| Some(&p.peak_power_w),
 };
@@ -326,9 +335,9 @@ pub const BATCH_OVERHEAD: ProfileNumber = ProfileNumber {
     label: "efficiency.batch_overhead [s]",
     unit: "ms",
     scale: 1e-3,
-    valid: Valid::at_least(0.0, "milliseconds ≥ 0"),
+    valid: Valid::from_to(0.0, 10_000.0, "milliseconds from 0 to 10,000"),
     presence: Presence::Required,
-    help: "fixed time per batch: launch, framework and dispatch overhead (t0)",
+    help: "fixed time per batch: launch, framework and dispatch overhead (t0; at most 10 s, a thousand times a slow framework's 10 ms)",
     raw: |f| Some(&f.efficiency.batch_overhead_ms),
     held: |p| Some(&p.batch_overhead_s),
 };
@@ -337,9 +346,9 @@ pub const PURCHASE: ProfileNumber = ProfileNumber {
     label: "price.purchase_usd",
     unit: "USD",
     scale: 1.0,
-    valid: USD,
+    valid: PURCHASE_USD,
     presence: Presence::OneOfPrices,
-    help: "on-prem purchase price of one unit (enables `on-prem`)",
+    help: "on-prem purchase price of one unit (enables `on-prem`; at most $100 M: a rack-scale GPU system lists near $4 M, ×25)",
     raw: |f| f.price.purchase_usd.as_ref(),
     held: |p| p.prices.purchase_usd.as_ref(),
 };
@@ -348,9 +357,9 @@ pub const ON_DEMAND: ProfileNumber = ProfileNumber {
     label: "price.on_demand_usd_per_hour",
     unit: "USD/h",
     scale: 1.0,
-    valid: USD,
+    valid: USD_PER_HOUR,
     presence: Presence::OneOfPrices,
-    help: "hourly on-demand price (enables `on-demand`, and with a reservation `hybrid-*`)",
+    help: "hourly on-demand price (enables `on-demand`, and with a reservation `hybrid-*`; at most $1,000/h: the dearest published instance is near $100/h, ×10)",
     raw: |f| f.price.on_demand_usd_per_hour.as_ref(),
     held: |p| p.prices.on_demand_usd_per_hour.as_ref(),
 };
@@ -359,7 +368,7 @@ pub const RESERVED_1Y: ProfileNumber = ProfileNumber {
     label: "price.reserved_1y_usd_per_hour",
     unit: "USD/h",
     scale: 1.0,
-    valid: USD,
+    valid: USD_PER_HOUR,
     presence: Presence::OneOfPrices,
     help: "effective hourly price of a 1-year reservation (enables `reserved-1y`)",
     raw: |f| f.price.reserved_1y_usd_per_hour.as_ref(),
@@ -370,7 +379,7 @@ pub const RESERVED_3Y: ProfileNumber = ProfileNumber {
     label: "price.reserved_3y_usd_per_hour",
     unit: "USD/h",
     scale: 1.0,
-    valid: USD,
+    valid: USD_PER_HOUR,
     presence: Presence::OneOfPrices,
     help: "effective hourly price of a 3-year reservation (enables `reserved-3y`)",
     raw: |f| f.price.reserved_3y_usd_per_hour.as_ref(),

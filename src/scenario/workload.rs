@@ -18,7 +18,14 @@ pub(super) fn validate(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, I
     let num = |v: &Option<Spanned<f64>>, field: &str| -> Result<Option<Cited>, InputError> {
         v.as_ref()
             .map(|s| {
-                let x = NumberCheck { source: src, field }.positive(s, "a number > 0")?;
+                let (max, valid) = model_bound(field);
+                let x = NumberCheck { source: src, field }.range(
+                    s,
+                    Some(0.0),
+                    true,
+                    Some(max),
+                    valid,
+                )?;
                 Ok(user_cited(src, s, x, w.source.as_ref()))
             })
             .transpose()
@@ -92,6 +99,30 @@ pub(super) fn validate(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, I
         )?,
     };
     Ok(Workload::Classic { model, precision })
+}
+
+/// The largest value of each number of a custom model, and the range in words. Each is far
+/// beyond any published model, so a real one always fits; the bound stops a typo (1e308) from
+/// reaching the roofline and printing "inf ms".
+fn model_bound(field: &str) -> (f64, &'static str) {
+    match field {
+        // GPT-4-class models are estimated near 2e12 parameters: ×50.
+        "workload.parameters" => (1e14, "a number > 0, up to 1e14 parameters"),
+        // A forward pass costs ~2 FLOP per parameter: 2e14 for the largest model per token or
+        // item; ×5000 leaves room for long inputs.
+        "workload.flops_per_item" => (1e18, "a number > 0, up to 1e18 FLOP per item"),
+        // A 4K image through a large CNN keeps ~1e9 activations: ×1000.
+        "workload.activation_elements_per_item" => {
+            (1e12, "a number > 0, up to 1e12 elements per item")
+        }
+        // The deepest published transformers have under 200 layers.
+        "workload.layers" => (10_000.0, "a number > 0, up to 10,000 layers"),
+        // Hidden sizes of the largest models are ~25,000.
+        "workload.hidden_size" => (1e6, "a number > 0, up to 1,000,000"),
+        "workload.kv_heads" => (10_000.0, "a number > 0, up to 10,000 heads"),
+        "workload.head_dim" => (100_000.0, "a number > 0, up to 100,000"),
+        _ => (1e18, "a number > 0, up to 1e18"),
+    }
 }
 
 /// A preset fixes the model's numbers; giving them too is a contradiction, not an override.

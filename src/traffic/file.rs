@@ -55,7 +55,7 @@ use super::series::{RateSeries, SeriesBurstiness, SeriesFormat, SeriesTraffic};
 use super::trace::{
     CsvColumns, ReplayOptions, TimeUnit, Trace, TraceFormat, TraceFormatKind, TraceTraffic,
 };
-use super::{Growth, TrafficKind, TrafficSpec};
+use super::{Growth, MAX_RPS, MIN_RPS, TrafficKind, TrafficSpec};
 use crate::input::{InputError, NumberCheck, SourceFile};
 
 /// The largest accepted growth per year (300 %/year). Larger values are almost always a
@@ -217,6 +217,61 @@ pub fn validate(
     Ok(TrafficSpec::new(kind))
 }
 
+/// The highest rate of any year of the horizon must stay within [`MAX_RPS`]: each number can be
+/// in range while their product is not (a 1,000× burst on 1,000 req/s, or 300 %/year compounded
+/// over 20 years multiplies the rate by 10¹²). The error points at the number that compounds:
+/// the growth when there is one, else the multiplier, speedup or data that sets the peak.
+pub fn check_peak(
+    src: &SourceFile,
+    f: &TrafficFile,
+    spec: &TrafficSpec,
+    horizon_years: u32,
+) -> Result<(), InputError> {
+    let (year, peak) =
+        (1..=horizon_years)
+            .map(|y| (y, spec.peak_rps(y)))
+            .fold((1, 0.0), |best, (y, p)| {
+                // NaN compares false, so test "not within" rather than "greater".
+                if !(p <= best.1) { (y, p) } else { best }
+            });
+    if peak.is_finite() && peak <= MAX_RPS {
+        return Ok(());
+    }
+    let growth = f
+        .growth_per_year
+        .as_ref()
+        .filter(|g| *g.get_ref() > 0.0 && year > 1);
+    let (span, field) = if let Some(g) = growth {
+        (g.span(), "traffic.growth_per_year")
+    } else if let Some(b) = &f.bursts {
+        (b.get_ref().multiplier.span(), "traffic.bursts.multiplier")
+    } else if let Some(p) = &f.peak_rps {
+        (p.span(), "traffic.peak_rps")
+    } else if let Some(t) = &f.trace {
+        match &t.get_ref().speedup {
+            Some(s) => (s.span(), "traffic.trace.speedup"),
+            None => (t.get_ref().path.span(), "traffic.trace.path"),
+        }
+    } else if let Some(r) = &f.rate_series {
+        (r.get_ref().path.span(), "traffic.rate_series.path")
+    } else {
+        (0..0, "traffic")
+    };
+    Err(src
+        .error_at(
+            Some(span),
+            field,
+            format!(
+                "the traffic peaks at {} req/s in year {year}, above the largest rate planned for",
+                super::fmt_rate(peak)
+            ),
+        )
+        .with_help(format!(
+            "valid: a peak of at most {} req/s in every year of the horizon (growth and bursts included); lower the rate, the growth or horizon_years",
+            super::fmt_rate(MAX_RPS)
+        )))
+}
+
 fn growth(src: &SourceFile, f: &TrafficFile) -> Result<Growth, InputError> {
     let Some(g) = &f.growth_per_year else {
         return Ok(Growth::NONE);
@@ -291,7 +346,13 @@ fn synthetic(src: &SourceFile, f: &TrafficFile, growth: Growth) -> Result<Traffi
             .with_help("peak_rps = the peak request rate of the busiest day of year 1 [req/s]"));
     };
     let check = |field| NumberCheck { source: src, field };
-    let peak_rps = check("traffic.peak_rps").positive(peak, "a request rate > 0 [req/s]")?;
+    let peak_rps = check("traffic.peak_rps").range(
+        peak,
+        Some(MIN_RPS),
+        false,
+        Some(MAX_RPS),
+        "a request rate from 0.000001 to 10,000,000 [req/s]",
+    )?;
     // Without `pattern`, any diurnal field makes the day diurnal: `peak_rps` + `mean_rps` is
     // the common way to describe a daily cycle.
     let diurnal_field = f.mean_rps.is_some() || f.trough_rps.is_some() || f.peak_hour.is_some();
@@ -405,7 +466,7 @@ fn weekly(src: &SourceFile, w: &Spanned<Vec<Spanned<f64>>>) -> Result<Weekly, In
                 "traffic.weekly",
                 format!("{} day multipliers given, 7 needed", days.len()),
             )
-            .with_help("valid: 7 multipliers ≥ 0, Monday first, e.g. [1, 1, 1, 1, 1, 0.7, 0.6]"));
+            .with_help("valid: 7 multipliers > 0, Monday first, e.g. [1, 1, 1, 1, 1, 0.7, 0.6]"));
     }
     let mut values = Vec::with_capacity(7);
     for (i, d) in days.iter().enumerate() {
@@ -415,7 +476,13 @@ fn weekly(src: &SourceFile, w: &Spanned<Vec<Spanned<f64>>>) -> Result<Weekly, In
                 source: src,
                 field: &field,
             }
-            .non_negative(d, "a day multiplier ≥ 0")?,
+            .range(
+                d,
+                Some(0.0),
+                true,
+                Some(1e6),
+                "a day multiplier > 0 (a day without traffic is out of scope), up to 1,000,000",
+            )?,
         );
     }
     Weekly::new(&values).map_err(|e| {
@@ -441,7 +508,13 @@ fn bursts(src: &SourceFile, b: &Spanned<BurstsFile>) -> Result<Bursts, InputErro
         source: src,
         field: "traffic.bursts.duration_s",
     }
-    .positive(&b.duration_s, "seconds > 0")?;
+    .range(
+        &b.duration_s,
+        Some(0.0),
+        true,
+        Some(crate::units::DAY_S),
+        "seconds > 0, shorter than a day",
+    )?;
     let n = NumberCheck {
         source: src,
         field: "traffic.bursts.per_day",

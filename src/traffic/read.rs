@@ -4,6 +4,7 @@
 
 use std::ops::Range;
 
+use super::MAX_TRACE_TOKENS;
 use crate::input::{InputError, SourceFile};
 use crate::units::CivilDate;
 
@@ -117,15 +118,27 @@ pub(super) fn parse_f64(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Parse a token count (a whole number 0 ≤ n < 2³²).
+/// Parse a token count (a whole number from 0 to [`MAX_TRACE_TOKENS`]).
 pub(super) fn parse_tokens(text: &str) -> Result<u32, String> {
-    text.parse::<u32>().map_err(|_| {
+    let n = text.parse::<u32>().map_err(|_| {
         if text.is_empty() {
             "the token count is empty".to_string()
         } else {
             format!("`{text}` is not a token count (a whole number ≥ 0)")
         }
-    })
+    })?;
+    check_tokens(n)
+}
+
+/// A token count within [`MAX_TRACE_TOKENS`], or say so.
+pub(super) fn check_tokens(n: u32) -> Result<u32, String> {
+    if n > MAX_TRACE_TOKENS {
+        Err(format!(
+            "{n} tokens is out of range (valid: 0 to {MAX_TRACE_TOKENS}, the longest context window published)"
+        ))
+    } else {
+        Ok(n)
+    }
 }
 
 /// Seconds (or another unit, via `ns_per_unit`) to integer nanoseconds, refusing values that do

@@ -30,7 +30,7 @@ use super::read::{
     csv_error, csv_reader, empty_file_error, field_error, marked_line, parse_f64, record_mark,
     record_span,
 };
-use super::{DesignWindow, Growth, YEAR_S, clamp_window};
+use super::{DesignWindow, Growth, MAX_RPS, MAX_WINDOW_S, YEAR_S, clamp_window};
 use crate::input::{InputError, SourceFile};
 
 /// The file formats of a rate series, named in a scenario as [`SeriesFormat::label`] says.
@@ -74,7 +74,25 @@ pub struct RateSeries {
     period_s: f64,
     /// Λ at each window start; the last entry is Λ(P) \[requests\].
     cumulative: Vec<f64>,
+    /// Windows markedly longer than the shortest one: missing windows in the data.
+    gaps: Option<Gaps>,
 }
+
+/// Windows longer than [`GAP_FACTOR`] times the series' shortest window. A measured series
+/// normally has one window length (ServeGen's 600 s); a longer one is a stretch with no rows,
+/// read as the rate of the window before it continuing, which a report should say.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Gaps {
+    count: usize,
+    /// The shortest window \[s\].
+    usual_s: f64,
+    /// Start and length of the first long window \[s\].
+    first_start_s: f64,
+    first_len_s: f64,
+}
+
+/// How much longer than the shortest window a window must be to count as a gap.
+const GAP_FACTOR: f64 = 1.5;
 
 impl RateSeries {
     /// Read a series from a file, or from every `*.csv` file of a folder (summed window by
@@ -146,6 +164,16 @@ impl RateSeries {
                 acc.rate_rps += row.rate_rps;
             }
         }
+        if let Some((i, acc)) = sum.iter().enumerate().find(|(_, r)| r.rate_rps > MAX_RPS) {
+            return Err(InputError::new(format!(
+                "window {} (at {} s) sums to {} req/s over the folder's files",
+                i + 1,
+                acc.start_s,
+                acc.rate_rps
+            ))
+            .in_file(name)
+            .with_help(RATE_HELP));
+        }
         let short = format!("{} ({} files)", short_name(path), paths.len());
         RateSeries::from_rows(short, format, paths.len(), sum).map_err(|e| e.in_file(name))
     }
@@ -170,14 +198,16 @@ impl RateSeries {
             })
             .collect::<Vec<_>>();
         if let Some(r) = rows.iter().find(|r| {
-            !(r.start_s.is_finite() && r.rate_rps.is_finite() && r.rate_rps >= 0.0)
+            !((0.0..=MAX_WINDOW_S).contains(&r.start_s) && (0.0..=MAX_RPS).contains(&r.rate_rps))
                 || r.iat_cv.is_some_and(|c| !(c.is_finite() && c > 0.0))
         }) {
             return Err(InputError::new(format!(
-                "window at {} s: rate {} req/s or CV {:?} is not valid",
+                "window at {} s: start, rate {} req/s or CV {:?} is not valid",
                 r.start_s, r.rate_rps, r.iat_cv
             ))
-            .with_help("rates are numbers ≥ 0; CVs are numbers > 0"));
+            .with_help(
+                "window starts are seconds from 0 to 100 years; rates are from 0 to 10,000,000 req/s; CVs are numbers > 0",
+            ));
         }
         if let Some(i) = rows.windows(2).position(|w| w[1].start_s <= w[0].start_s) {
             return Err(InputError::new(format!(
@@ -226,6 +256,17 @@ impl RateSeries {
             acc += rates_rps[i] * (end - starts_s[i]);
         }
         cumulative.push(acc);
+        let lengths: Vec<f64> = starts_s.windows(2).map(|w| w[1] - w[0]).collect();
+        let usual_s = lengths.iter().copied().fold(f64::INFINITY, f64::min);
+        let long: Vec<usize> = (0..lengths.len())
+            .filter(|&i| lengths[i] > GAP_FACTOR * usual_s)
+            .collect();
+        let gaps = long.first().map(|&i| Gaps {
+            count: long.len(),
+            usual_s,
+            first_start_s: starts_s[i] + s0,
+            first_len_s: lengths[i],
+        });
         Ok(RateSeries {
             name,
             format,
@@ -235,6 +276,7 @@ impl RateSeries {
             iat_cvs,
             period_s,
             cumulative,
+            gaps,
         })
     }
 
@@ -367,6 +409,26 @@ fn parse(src: &SourceFile, format: SeriesFormat, with_cv: bool) -> Result<Vec<Ro
         };
         let start_s = get(t_col, names[0])?;
         let rate_rps = get(r_col, names[1])?;
+        if !(0.0..=MAX_WINDOW_S).contains(&start_s) {
+            let what = if start_s < 0.0 {
+                format!("window start {start_s} s is negative")
+            } else {
+                format!("window start {start_s} s is out of range")
+            };
+            return Err(field_error(src, &record, t_col, names[0], what).with_help(
+                "valid: seconds from 0 (the start of the measurement) to 3,155,760,000 (100 years)",
+            ));
+        }
+        if rate_rps > MAX_RPS {
+            return Err(field_error(
+                src,
+                &record,
+                r_col,
+                names[1],
+                format!("rate {rate_rps} req/s is out of range"),
+            )
+            .with_help(RATE_HELP));
+        }
         if rate_rps < 0.0 {
             return Err(field_error(
                 src,
@@ -418,6 +480,9 @@ fn parse(src: &SourceFile, format: SeriesFormat, with_cv: bool) -> Result<Vec<Ro
     }
     Ok(rows)
 }
+
+const RATE_HELP: &str =
+    "valid: a mean request rate from 0 to 10,000,000 req/s (ten times the busiest public service)";
 
 /// Where a rate series' arrival burstiness comes from.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -532,6 +597,15 @@ impl SeriesTraffic {
             "the {:.1}-day series is repeated back to back over the year, its first window at 00:00 on a Monday",
             s.period_s / crate::units::DAY_S
         )];
+        if let Some(g) = s.gaps {
+            v.push(format!(
+                "{} window(s) of the series are longer than its usual {} s (the first, at {} s, lasts {} s): the data has gaps, and each is read as the rate of the window before it continuing",
+                g.count,
+                super::fmt_rate(g.usual_s),
+                super::fmt_rate(g.first_start_s),
+                super::fmt_rate(g.first_len_s),
+            ));
+        }
         if s.files > 1 {
             v.push(format!(
                 "{} files summed window by window; arrivals are Poisson unless iat_cv is set, since a sum of many clients is close to Poisson",

@@ -37,8 +37,8 @@ use rand::rngs::Xoshiro256PlusPlus;
 use serde::Deserialize;
 
 use super::read::{
-    csv_error, csv_reader, empty_file_error, field_error, lines_with_offsets, marked_line,
-    parse_datetime_ns, parse_f64, parse_tokens, record_mark, record_span, to_ns,
+    check_tokens, csv_error, csv_reader, empty_file_error, field_error, lines_with_offsets,
+    marked_line, parse_datetime_ns, parse_f64, parse_tokens, record_mark, record_span, to_ns,
 };
 use super::stats::{StatsError, TrafficStats};
 use super::{DesignWindow, Growth, Request, YEAR_S, clamp_window};
@@ -431,10 +431,24 @@ fn parse_csv(
                 _ => Ok(0),
             }
         };
+        let input_tokens = tokens(in_col, &cols.input_tokens)?;
+        let output_tokens = tokens(out_col, &cols.output_tokens)?;
+        // With token columns, a row of 0 and 0 is a request that asks and answers nothing: a
+        // placeholder or a logging fault, which would otherwise be served as a free request.
+        if let Some((c, name)) = in_col
+            .zip(cols.input_tokens.as_ref())
+            .or(out_col.zip(cols.output_tokens.as_ref()))
+            && input_tokens == 0
+            && output_tokens == 0
+        {
+            return Err(
+                field_error(src, &record, c, name, NO_TOKENS.to_string()).with_help(NO_TOKENS_HELP)
+            );
+        }
         records.push(TraceRecord {
             time_ns,
-            input_tokens: tokens(in_col, &cols.input_tokens)?,
-            output_tokens: tokens(out_col, &cols.output_tokens)?,
+            input_tokens,
+            output_tokens,
         });
     }
     if records.is_empty() {
@@ -448,6 +462,9 @@ fn parse_csv(
     }
     Ok(records)
 }
+
+const NO_TOKENS: &str = "a request with 0 input and 0 output tokens";
+const NO_TOKENS_HELP: &str = "every request of a trace with token counts carries at least one token; remove the row or fix its counts";
 
 fn unit_help(unit: TimeUnit) -> &'static str {
     match unit {
@@ -506,6 +523,22 @@ fn parse_mooncake(src: &SourceFile) -> Result<Vec<TraceRecord>, InputError> {
                 .with_help("the lines of a trace must be sorted by arrival time"));
         }
         last = Some((time_ns, line_no + 1));
+        let length_span = |key: &str| {
+            let at = line.find(key).unwrap_or(0);
+            Some(offset + at..offset + at + key.len())
+        };
+        for (key, n) in [
+            ("\"input_length\"", row.input_length),
+            ("\"output_length\"", row.output_length),
+        ] {
+            check_tokens(n)
+                .map_err(|m| src.error_at(length_span(key), key.trim_matches('"'), m))?;
+        }
+        if row.input_length == 0 && row.output_length == 0 {
+            return Err(src
+                .error_at(length_span("\"input_length\""), "input_length", NO_TOKENS)
+                .with_help(NO_TOKENS_HELP));
+        }
         records.push(TraceRecord {
             time_ns,
             input_tokens: row.input_length,
