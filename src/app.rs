@@ -54,16 +54,62 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// Load a scenario and apply the command-line overrides of its seed and replications.
+/// Load a scenario, apply the command-line overrides of its seed and replications, and check
+/// everything a run builds from it before any work (every tier's server model as the simulator
+/// will see it), so `validate` and `run` reject the same inputs.
 fn load_scenario(path: &Path, global: &GlobalArgs, replications: Option<u32>) -> Result<Scenario> {
+    if let Some(r) = replications.filter(|r| !(1..=search::MAX_REPLICATIONS).contains(r)) {
+        return Err(InputError::new(format!("--replications {r} is not valid"))
+            .with_help(format!(
+                "valid: 1 to {} replications per fleet size (as simulation.replications)",
+                search::MAX_REPLICATIONS
+            ))
+            .into());
+    }
     let mut s = Scenario::load(path)?;
     if let Some(seed) = global.seed {
         s.seed = seed;
     }
     if let Some(r) = replications {
-        s.simulation.replications = r.max(1);
+        s.simulation.replications = r;
     }
+    check_models(&s)?;
     Ok(s)
+}
+
+/// Every tier's server model and the run settings, checked by the simulator's own rules, with a
+/// failure located at the scenario and the tier's key.
+fn check_models(s: &Scenario) -> Result<(), InputError> {
+    let Err((tier, e)) = search::check_tiers(s) else {
+        return Ok(());
+    };
+    let i = s.tiers.iter().position(|t| t.name == tier).unwrap_or(0);
+    // The simulator names its own fields; say which scenario key sets each one.
+    let (key, help) = match &e {
+        crate::sim::SimError::BadNumber { field, .. } if field == "server.window_s" => (
+            format!("tier[{i}].window_ms"),
+            format!(
+                "valid: a batching window from 0 to {} ms",
+                crate::format::grouped(crate::sim::MAX_DURATION_S * 1e3, 0)
+            ),
+        ),
+        crate::sim::SimError::BadNumber { field, .. } if field == "run.warmup_s" => (
+            "simulation.warmup_s".to_string(),
+            format!(
+                "valid: seconds from 0 to {}",
+                crate::format::grouped(crate::sim::MAX_DURATION_S, 0)
+            ),
+        ),
+        _ => (
+            format!("tier[{i}]"),
+            "choose a profile, precision or batching setting the simulator can model".to_string(),
+        ),
+    };
+    let mut err = InputError::new(format!("tier `{tier}`: {e}"))
+        .in_file(s.file.clone())
+        .with_help(help);
+    err.field = Some(key);
+    Err(err)
 }
 
 /// Whether a long command draws its progress bar: not when quiet, nor under JSON output.
@@ -127,6 +173,11 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
 }
 
 fn simulate(args: &SimulateArgs, global: &GlobalArgs) -> Result<()> {
+    if args.units.contains(&0) {
+        return Err(InputError::new("--units 0: a fleet has at least one unit")
+            .with_help("valid: fleet sizes of 1 or more, comma-separated, e.g. --units 2,4,8")
+            .into());
+    }
     let scenario = load_scenario(&args.scenario, global, args.replications)?;
     if args.year == 0 || args.year > scenario.horizon_years {
         return Err(
@@ -167,14 +218,14 @@ fn validate(files: &[PathBuf], global: &GlobalArgs) -> Result<()> {
                     )
                 })
             } else {
-                Scenario::from_source(&src).map(|s| {
-                    format!(
-                        "scenario `{}`: {} tiers, {} years",
-                        s.name,
-                        s.tiers.len(),
-                        s.horizon_years
-                    )
-                })
+                let s = Scenario::from_source(&src)?;
+                check_models(&s)?;
+                Ok(format!(
+                    "scenario `{}`: {} tiers, {} years",
+                    s.name,
+                    s.tiers.len(),
+                    s.horizon_years
+                ))
             }
         });
         match outcome {

@@ -121,6 +121,60 @@ pub struct LoadPoint {
     pub p99_s: f64,
 }
 
+/// A change the capacity stage made to how a tier-year was measured, so that every evaluation is
+/// bounded in work and measures enough requests for its percentile. `results` turns each into a
+/// note that says what was done.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Adjustment {
+    /// The design traffic held more arrivals than [`search::MAX_ARRIVALS_PER_EVALUATION`]
+    /// (or, under join-shortest-queue, more dispatch work than
+    /// [`search::MAX_DISPATCH_SCANS_PER_EVALUATION`]), so each fleet size was simulated on the
+    /// busiest `to_s` seconds instead of `from_s`, with the warm-up cut in proportion.
+    WindowShortened {
+        year: u32,
+        from_s: f64,
+        to_s: f64,
+        /// Arrivals the full window would have held over all replications.
+        arrivals: f64,
+    },
+    /// The design window held too few requests for the percentile, so more replications (more
+    /// simulated time at the same design rate) were run.
+    ReplicationsRaised {
+        year: u32,
+        from: u32,
+        to: u32,
+        /// Completions the percentile needs ([`completions_needed`]).
+        needed: f64,
+    },
+    /// Too few requests for the percentile even with the most replications allowed: the fleet is
+    /// the utilization bound, and a lone request on an idle unit already meets the contract
+    /// ([`infeasibility`] found nothing), so at this traffic queueing adds next to nothing.
+    AnalyticFallback {
+        year: u32,
+        /// Completions the simulation would measure at the scenario's replications.
+        expected: f64,
+        needed: f64,
+    },
+}
+
+impl Adjustment {
+    /// The year of the horizon it applies to.
+    pub fn year(&self) -> u32 {
+        match self {
+            Adjustment::WindowShortened { year, .. }
+            | Adjustment::ReplicationsRaised { year, .. }
+            | Adjustment::AnalyticFallback { year, .. } => *year,
+        }
+    }
+}
+
+/// Completions a simulated percentile needs to mean something: ten beyond it,
+/// `10 / (1 − p/100)` (1,000 for p99, 10,000 for p99.9). With fewer, the percentile is set by a
+/// handful of requests, and with none at all it reads as 0 ms.
+pub fn completions_needed(percentile: f64) -> f64 {
+    10.0 / (1.0 - percentile / 100.0).max(1e-9)
+}
+
 /// The plan of one tier over the horizon: what the capacity stage hands to `results`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TierPlan {
@@ -135,6 +189,9 @@ pub struct TierPlan {
     pub latency_cdf: Vec<(f64, f64)>,
     /// One entry per year of the horizon.
     pub years: Vec<CapacityYear>,
+    /// How the measurement of some years was changed to bound its work or to measure enough
+    /// requests, in year order.
+    pub adjustments: Vec<Adjustment>,
 }
 
 /// Why no fleet size can meet the contract, if a request alone on an idle unit already breaks a
@@ -185,6 +242,39 @@ pub fn infeasibility(scenario: &Scenario, plan: &ServicePlan) -> Option<String> 
         }
         (ServicePlan::Generative(_), _) => None,
     }
+}
+
+/// The utilization bound as a real number of units, `ceil(rate / (throughput × max
+/// utilization))`, before any conversion to a count: it may exceed every fleet the simulator
+/// plays (or be infinite for a unit that serves nothing), which the caller compares with
+/// `simulation.max_units` rather than letting a `u32` saturate.
+pub fn utilization_bound(rate: f64, throughput_per_unit: f64, max_utilization: f64) -> f64 {
+    if rate <= 0.0 {
+        return 0.0;
+    }
+    let n = (rate / (throughput_per_unit * max_utilization)).ceil();
+    if n.is_nan() {
+        f64::INFINITY
+    } else {
+        n.max(1.0)
+    }
+}
+
+/// Why a tier-year stops at `simulation.max_units` without simulating: its utilization bound
+/// alone is above the cap.
+pub fn cap_detail(bound: f64, cap: u32, design_rps: f64, throughput: f64, max_u: f64) -> String {
+    let units = if bound.is_finite() {
+        crate::format::plain(bound)
+    } else {
+        "unboundedly many".into()
+    };
+    format!(
+        "the utilization bound needs {units} units ({} at {} per unit and at most {} busy), above simulation.max_units = {}; nothing was simulated",
+        crate::format::rps(design_rps),
+        crate::format::rps(throughput),
+        format!("{} %", crate::format::plain(max_u * 100.0)),
+        crate::format::count(cap)
+    )
 }
 
 /// Units the utilization bound requires for `rate` \[req/s\].
@@ -254,6 +344,7 @@ pub fn analytic_tiers(scenario: &Scenario) -> Vec<TierPlan> {
 pub fn analytic_plan(scenario: &Scenario, tier: &Tier) -> Vec<CapacityYear> {
     let throughput = tier.plan.unit_throughput_rps(&scenario.workload);
     let max_u = scenario.slo.max_utilization.value;
+    let cap = scenario.simulation.max_units.max(1);
     let infeasible = infeasibility(scenario, &tier.plan);
     (1..=scenario.horizon_years)
         .map(|year| {
@@ -264,6 +355,8 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier) -> Vec<CapacityYear> {
                 .design_window(year, scenario.simulation.window_s)
                 .mean_rps;
             let analytic = units_for(design, throughput, max_u).max(1);
+            let bound = utilization_bound(design, throughput, max_u);
+            let mut detail = infeasible.clone();
             let (units, stop, hourly) = match tier.fixed_units {
                 Some(n) => {
                     let stop = if (n as f64) * throughput < design {
@@ -272,6 +365,12 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier) -> Vec<CapacityYear> {
                         StopReason::Fixed
                     };
                     (n, stop, vec![])
+                }
+                None if infeasible.is_none() && bound > cap as f64 => {
+                    // The analytic plan obeys the same cap as the simulated one, and a capped
+                    // fleet never reads as met.
+                    detail = Some(cap_detail(bound, cap, design, throughput, max_u));
+                    (cap, StopReason::CapacityCap, vec![])
                 }
                 None => {
                     let stop = if infeasible.is_some() {
@@ -304,7 +403,7 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier) -> Vec<CapacityYear> {
                 units,
                 analytic_units: analytic,
                 stop,
-                detail: infeasible.clone(),
+                detail,
                 latency: None,
                 fleet: FleetYear {
                     year,
@@ -342,11 +441,31 @@ mod tests {
     }
 
     #[test]
-    fn utilization_bound() {
+    fn utilization_bound_in_units() {
         // 1,000 req/s on units of 300 req/s at 80 %: 1000 / 240 = 4.17 → 5.
         assert_eq!(units_for(1000.0, 300.0, 0.8), 5);
         assert_eq!(units_for(240.0, 300.0, 0.8), 1);
         assert_eq!(units_for(240.1, 300.0, 0.8), 2);
         assert_eq!(units_for(0.0, 300.0, 0.8), 0);
+    }
+
+    #[test]
+    fn the_real_bound_does_not_saturate() {
+        // 1e7 req/s on units of 300 req/s at 1e-300 busy: far past u32::MAX, kept as a real.
+        let b = utilization_bound(1e7, 300.0, 1e-300);
+        assert!(b > u32::MAX as f64, "{b}");
+        assert_eq!(utilization_bound(1.0, 0.0, 0.7), f64::INFINITY);
+        assert_eq!(utilization_bound(1000.0, 300.0, 0.8), 5.0);
+        let d = cap_detail(4155.0, 1000, 2908.0, 700.0, 1e-6);
+        assert!(
+            d.contains("4,155 units") && d.contains("max_units = 1000"),
+            "{d}"
+        );
+    }
+
+    #[test]
+    fn percentiles_need_ten_requests_beyond_them() {
+        assert!((completions_needed(99.0) - 1000.0).abs() < 1e-6);
+        assert!((completions_needed(50.0) - 20.0).abs() < 1e-9);
     }
 }

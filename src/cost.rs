@@ -258,24 +258,24 @@ pub fn best_base(hourly_units: &[u32], peak: u32, reserved: f64, on_demand: f64)
         // The fleet runs all year: reserving all of it is cheapest iff reserved < on-demand.
         return if reserved < on_demand { peak } else { 0 };
     }
-    let mut hist = vec![0u32; peak as usize + 2];
-    for &u in hourly_units {
-        hist[(u.min(peak)) as usize] += 1;
+    // hours(units_h ≥ b) ≥ k exactly when the k-th busiest hour needs at least b units, so the
+    // largest b that pays is the busiest hour's need at the smallest k that pays. Sorting the
+    // hours (8,760 at most) keeps the memory independent of the fleet size, which a histogram
+    // indexed by units is not (16 GiB for a 4-billion-unit fleet).
+    let mut needs: Vec<u32> = hourly_units.iter().map(|&u| u.min(peak)).collect();
+    needs.sort_unstable_by(|a, b| b.cmp(a));
+    let pays = |hours: usize| hours as u32 as f64 * on_demand > HOURS_PER_YEAR * reserved;
+    if pays(0) {
+        // Committing costs nothing (or pays back with no hours): reserve the whole peak.
+        return peak;
     }
-    // hours with at least b units needed, for b = peak down to 1
-    let mut at_least = 0u32;
-    let mut best = 0;
-    let mut by_b = vec![0u32; peak as usize + 1];
-    for b in (1..=peak as usize).rev() {
-        at_least += hist[b];
-        by_b[b] = at_least;
-    }
-    for (b, &hours) in by_b.iter().enumerate().skip(1) {
-        if hours as f64 * on_demand > HOURS_PER_YEAR * reserved {
-            best = b as u32;
-        }
-    }
-    best
+    needs
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| pays(i + 1))
+        .map(|(_, &b)| b)
+        .max()
+        .unwrap_or(0)
 }
 
 fn hybrid(

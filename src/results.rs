@@ -202,6 +202,11 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
     let mut notes = Vec::new();
     let mut same_as_reserved = Vec::new();
     for input in tiers {
+        notes.extend(adjustment_notes(
+            scenario,
+            &scenario.tiers[input.index].name,
+            &input.adjustments,
+        ));
         let capacity = input.years;
         let tier = &scenario.tiers[input.index];
         let fleet: Vec<_> = capacity.iter().map(|c| c.fleet.clone()).collect();
@@ -335,6 +340,73 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
         inputs: scenario.input_records(),
         notes,
     }
+}
+
+/// One note per kind of measurement change in a tier's plan, naming its years, with the first
+/// such year's figures.
+fn adjustment_notes(
+    scenario: &Scenario,
+    tier: &str,
+    adjustments: &[capacity::Adjustment],
+) -> Vec<Note> {
+    use capacity::Adjustment as A;
+    let percentile = crate::format::percentile(scenario.slo.percentile);
+    let years = |pick: fn(&A) -> bool| -> Vec<u32> {
+        adjustments
+            .iter()
+            .filter(|a| pick(a))
+            .map(A::year)
+            .collect()
+    };
+    let mut notes = Vec::new();
+    if let Some(A::WindowShortened {
+        from_s,
+        to_s,
+        arrivals,
+        ..
+    }) = adjustments
+        .iter()
+        .find(|a| matches!(a, A::WindowShortened { .. }))
+    {
+        notes.push(Note::WindowShortened {
+            tier: tier.into(),
+            years: years(|a| matches!(a, A::WindowShortened { .. })),
+            from_s: *from_s,
+            to_s: *to_s,
+            arrivals: *arrivals,
+            budget: capacity::search::MAX_ARRIVALS_PER_EVALUATION,
+        });
+    }
+    if let Some(A::ReplicationsRaised {
+        from, to, needed, ..
+    }) = adjustments
+        .iter()
+        .find(|a| matches!(a, A::ReplicationsRaised { .. }))
+    {
+        notes.push(Note::ReplicationsRaised {
+            tier: tier.into(),
+            years: years(|a| matches!(a, A::ReplicationsRaised { .. })),
+            from: *from,
+            to: *to,
+            needed: *needed,
+            percentile: percentile.clone(),
+        });
+    }
+    if let Some(A::AnalyticFallback {
+        expected, needed, ..
+    }) = adjustments
+        .iter()
+        .find(|a| matches!(a, A::AnalyticFallback { .. }))
+    {
+        notes.push(Note::TooFewRequests {
+            tier: tier.into(),
+            years: years(|a| matches!(a, A::AnalyticFallback { .. })),
+            expected: *expected,
+            needed: *needed,
+            percentile,
+        });
+    }
+    notes
 }
 
 /// A hybrid whose best reserved base turns out to be the whole fleet costs what the reservation

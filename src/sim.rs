@@ -428,6 +428,23 @@ where
     engine::simulate(fleet, run, engine, arrivals)
 }
 
+/// Check a fleet and a run as [`simulate`] would, without simulating: lets a caller report a
+/// bad input before any work (the capacity plan checks every tier's server model up front).
+///
+/// # Errors
+/// As [`simulate`], for the fleet and run alone.
+pub fn check(fleet: &FleetSpec, run: &RunSpec) -> Result<(), SimError> {
+    validate::fleet(fleet)?;
+    validate::run(run)
+}
+
+/// Most units of `server` a fleet may have: the simulator holds state for at most 4,194,304
+/// servers (slots, cores, devices or replicas) over the whole fleet.
+pub fn max_units(server: &ServerModel) -> u32 {
+    let per_unit = validate::servers_per_unit(server).max(1);
+    (validate::MAX_SERVERS / per_unit).min(u64::from(u32::MAX)) as u32
+}
+
 /// Simulate one replication and return the life of every request, in the order they left the
 /// system. For small runs and exact tests: memory grows with the number of requests.
 ///

@@ -22,8 +22,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::{
-    CapacityYear, FleetYear, LatencyAtPlan, LoadPoint, StopReason, TierPlan, hourly_units,
-    units_for,
+    Adjustment, CapacityYear, FleetYear, LatencyAtPlan, LoadPoint, StopReason, TierPlan,
+    cap_detail, completions_needed, hourly_units, units_for, utilization_bound,
 };
 use crate::perf::ServicePlan;
 use crate::rng;
@@ -33,6 +33,113 @@ use crate::sim::{
 };
 use crate::traffic::Request;
 use crate::workload::{TokenCount, Workload};
+
+/// Most arrivals one evaluation (one fleet size, all replications) simulates: 2^22, about
+/// 4.2 million, above the largest design traffic of any shipped scenario (3.7 million, in
+/// `embedding-api.toml`) and a fraction of a second of simulation. Above it the design window is
+/// shortened to its busiest stretch that fits, and the plan says so
+/// ([`Adjustment::WindowShortened`]).
+pub const MAX_ARRIVALS_PER_EVALUATION: f64 = 4_194_304.0;
+
+/// Most queue comparisons join-shortest-queue dispatch may make in one evaluation: it compares
+/// every unit at each arrival, so its work is arrivals × units. 2^26 (67 million) is about as
+/// much work as [`MAX_ARRIVALS_PER_EVALUATION`] arrivals of the other policies, and 2.7 times
+/// what the largest shipped fleet needs (starter's 9 units × 2.7 million arrivals). Counted at
+/// the tier-year's lower bound, so every size the search tries sees the same window.
+pub const MAX_DISPATCH_SCANS_PER_EVALUATION: f64 = 67_108_864.0;
+
+/// Most replications an evaluation is raised to for a percentile that needs more completions
+/// than the design window holds: the scenario's own limit for `simulation.replications`.
+pub const MAX_REPLICATIONS: u32 = 1000;
+
+/// How one tier-year is measured: the window and warm-up each fleet size is simulated over and
+/// the replications, decided once from the design traffic (never from the fleet size, so every
+/// size tried sees the same arrivals).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Measurement {
+    pub window_s: f64,
+    pub warmup_s: f64,
+    pub replications: u32,
+    /// What was changed from the scenario's window and replications, and why.
+    pub adjustment: Option<Adjustment>,
+}
+
+impl Measurement {
+    /// Whether the tier-year is sized by the utilization bound instead of simulated.
+    pub fn falls_back(&self) -> bool {
+        matches!(self.adjustment, Some(Adjustment::AnalyticFallback { .. }))
+    }
+}
+
+/// Decide how `year` of the tier is measured. Work is bounded by
+/// [`MAX_ARRIVALS_PER_EVALUATION`] (and, under join-shortest-queue, by
+/// [`MAX_DISPATCH_SCANS_PER_EVALUATION`] at `units` units); a percentile needs
+/// [`completions_needed`] measured requests over all replications, from the expected count (the
+/// design rate times the measured time), so the decision is the same for any seed.
+pub fn measurement(ctx: &TierContext<'_>, year: u32, units: u32) -> Measurement {
+    let s = ctx.scenario;
+    let w = s.traffic.design_window(year, s.simulation.window_s);
+    let (window, warmup, reps) = (w.duration_s, s.simulation.warmup_s, ctx.replications.max(1));
+    let keep = Measurement {
+        window_s: s.simulation.window_s,
+        warmup_s: warmup,
+        replications: reps,
+        adjustment: None,
+    };
+    let rate = w.mean_rps;
+    if !(rate.is_finite() && rate > 0.0 && window > 0.0) {
+        return keep;
+    }
+    let needed = completions_needed(s.slo.percentile);
+    let measured_per_rep = rate * (window - warmup).max(0.0);
+    let arrivals = rate * window * reps as f64;
+    let scan_factor = match ctx.dispatch {
+        sim::Dispatch::JoinShortestQueue => f64::from(units.max(1)),
+        _ => 1.0,
+    };
+    let budget = MAX_ARRIVALS_PER_EVALUATION.min(MAX_DISPATCH_SCANS_PER_EVALUATION / scan_factor);
+    if measured_per_rep * (reps as f64) < needed {
+        let want = (needed / measured_per_rep).ceil();
+        if measured_per_rep > 0.0
+            && want <= MAX_REPLICATIONS as f64
+            && want * rate * window <= budget
+        {
+            return Measurement {
+                replications: want as u32,
+                adjustment: Some(Adjustment::ReplicationsRaised {
+                    year,
+                    from: reps,
+                    to: want as u32,
+                    needed,
+                }),
+                ..keep
+            };
+        }
+        return Measurement {
+            adjustment: Some(Adjustment::AnalyticFallback {
+                year,
+                expected: measured_per_rep * reps as f64,
+                needed,
+            }),
+            ..keep
+        };
+    }
+    if arrivals > budget {
+        let f = budget / arrivals;
+        return Measurement {
+            window_s: window * f,
+            warmup_s: warmup * f,
+            adjustment: Some(Adjustment::WindowShortened {
+                year,
+                from_s: window,
+                to_s: window * f,
+                arrivals,
+            }),
+            ..keep
+        };
+    }
+    keep
+}
 
 /// The simulator's model of one unit of a tier, from its service plan.
 pub fn server_model(plan: &ServicePlan) -> ServerModel {
@@ -74,6 +181,9 @@ pub struct TierContext<'a> {
     pub unit_throughput_rps: f64,
     pub replications: u32,
     pub dispatch: Dispatch,
+    /// Largest fleet the search may try: `simulation.max_units`, or fewer if the simulator
+    /// cannot hold that many of these units ([`sim::max_units`]).
+    pub max_units: u32,
 }
 
 impl<'a> TierContext<'a> {
@@ -85,16 +195,52 @@ impl<'a> TierContext<'a> {
     /// If `tier_index` is not a tier of `scenario`.
     pub fn new(scenario: &'a Scenario, tier_index: usize, replications: u32) -> Self {
         let tier = &scenario.tiers[tier_index];
+        let server = server_model(&tier.plan);
         TierContext {
             scenario,
             tier,
             tier_index,
-            server: server_model(&tier.plan),
+            max_units: scenario
+                .simulation
+                .max_units
+                .min(sim::max_units(&server))
+                .max(1),
+            server,
             unit_throughput_rps: tier.plan.unit_throughput_rps(&scenario.workload),
             replications,
             dispatch: scenario.simulation.dispatch,
         }
     }
+}
+
+/// Whether the simulator accepts every tier's server model and the scenario's run settings, as
+/// [`sim::check`] judges them: the checks a simulated run would otherwise meet only after
+/// planning had begun. On failure, the tier's name and the simulator's error.
+pub fn check_tiers(scenario: &Scenario) -> Result<(), (String, SimError)> {
+    let contexts: Vec<TierContext<'_>> = (0..scenario.tiers.len())
+        .map(|i| TierContext::new(scenario, i, scenario.simulation.replications))
+        .collect();
+    check_contexts(&contexts)
+}
+
+fn check_contexts(contexts: &[TierContext<'_>]) -> Result<(), (String, SimError)> {
+    for ctx in contexts {
+        let fleet = FleetSpec {
+            units: 1,
+            server: ctx.server.clone(),
+            dispatch: ctx.dispatch,
+            queue_cap: None,
+            timeout_s: None,
+        };
+        let run = RunSpec {
+            warmup_s: ctx.scenario.simulation.warmup_s,
+            replications: ctx.replications.max(1),
+            seed: ctx.scenario.seed,
+            quantiles: vec![ctx.scenario.slo.percentile / 100.0],
+        };
+        sim::check(&fleet, &run).map_err(|e| (ctx.tier.name.clone(), e))?;
+    }
+    Ok(())
 }
 
 /// One fleet size, simulated on one year's design traffic.
@@ -193,26 +339,39 @@ impl Sizes {
     }
 }
 
-/// The design arrivals of `year` for one replication, with request sizes where the workload
-/// needs them.
+/// The design arrivals of `year` over a window of `window_s` seconds for one replication, with
+/// request sizes where the workload needs them.
 pub fn design_arrivals<'a>(
     scenario: &'a Scenario,
     year: u32,
+    window_s: f64,
     seed: u64,
     replication: u64,
 ) -> impl Iterator<Item = Request> + 'a {
     let mut sizes = Sizes::new(&scenario.workload, seed, replication);
     scenario
         .traffic
-        .design_arrivals(year, scenario.simulation.window_s, seed, replication)
+        .design_arrivals(year, window_s, seed, replication)
         .map(move |r| match sizes.as_mut() {
             Some(s) => s.fill(r),
             None => r,
         })
 }
 
-/// Simulate `units` units of the tier on the design traffic of `year`.
+/// Simulate `units` units of the tier on the design traffic of `year`, measured as
+/// [`measurement`] decides for that many units (the window shortened to the event budget, the
+/// replications raised for the percentile).
 pub fn evaluate(ctx: &TierContext<'_>, year: u32, units: u32) -> Result<Evaluation, SimError> {
+    evaluate_with(ctx, year, units, &measurement(ctx, year, units))
+}
+
+/// Simulate `units` units of the tier on the design traffic of `year`, measured as `m` says.
+pub fn evaluate_with(
+    ctx: &TierContext<'_>,
+    year: u32,
+    units: u32,
+    m: &Measurement,
+) -> Result<Evaluation, SimError> {
     let s = ctx.scenario;
     let seed = tier_year_seed(s.seed, ctx.tier_index, year);
     let fleet = FleetSpec {
@@ -223,12 +382,15 @@ pub fn evaluate(ctx: &TierContext<'_>, year: u32, units: u32) -> Result<Evaluati
         timeout_s: None,
     };
     let run = RunSpec {
-        warmup_s: s.simulation.warmup_s,
-        replications: ctx.replications,
+        warmup_s: m.warmup_s,
+        replications: m.replications,
         seed,
         quantiles: vec![s.slo.percentile / 100.0],
     };
-    let report = sim::simulate(&fleet, &run, |rep| design_arrivals(s, year, seed, rep))?;
+    let window = m.window_s;
+    let report = sim::simulate(&fleet, &run, |rep| {
+        design_arrivals(s, year, window, seed, rep)
+    })?;
     let at = |l: &sim::LatencyStats| l.extra.first().map(|(_, e)| *e);
     let slo = at(&report.latency);
     let service = at(&report.service);
@@ -249,15 +411,31 @@ pub fn search_year(
     year: u32,
     lower_bound: u32,
 ) -> Result<(StopReason, Evaluation), SimError> {
+    search_year_with(ctx, year, lower_bound, &measurement(ctx, year, lower_bound))
+}
+
+/// [`search_year`] with every size measured as `m` says.
+pub fn search_year_with(
+    ctx: &TierContext<'_>,
+    year: u32,
+    lower_bound: u32,
+    m: &Measurement,
+) -> Result<(StopReason, Evaluation), SimError> {
     let slo = &ctx.scenario.slo;
     // The cap is the scenario's: a bound above it is reported, not silently exceeded.
-    let cap = ctx.scenario.simulation.max_units.max(1);
+    let cap = ctx.max_units;
+    let evaluate = |n: u32| evaluate_with(ctx, year, n, m);
+    if lower_bound > cap {
+        // No fleet within the cap can carry the traffic at the planned utilization, whatever
+        // the simulated latency of the cap says.
+        return Ok((StopReason::CapacityCap, evaluate(cap)?));
+    }
     let mut n = lower_bound.clamp(1, cap);
     let mut failed_below: Option<u32> = None;
     let mut best: Evaluation;
     // Grow until the SLO is met.
     loop {
-        let e = evaluate(ctx, year, n)?;
+        let e = evaluate(n)?;
         if e.meets(slo) {
             best = e;
             break;
@@ -281,7 +459,7 @@ pub fn search_year(
         let mut hi = best.units;
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
-            let e = evaluate(ctx, year, mid)?;
+            let e = evaluate(mid)?;
             if e.meets(slo) {
                 hi = mid;
                 best = e;
@@ -317,8 +495,15 @@ pub fn latency_curve(ctx: &TierContext<'_>, units: u32) -> Vec<LoadPoint> {
         .iter()
         .filter_map(|&f| {
             let rate = f * capacity;
-            // Enough requests for a steady p99 without dwarfing the plan itself.
-            let count = 40_000u64;
+            // Enough requests for a steady p99 without dwarfing the plan itself, and no more
+            // join-shortest-queue work than one evaluation may do (two replications).
+            let scans = match ctx.dispatch {
+                sim::Dispatch::JoinShortestQueue => f64::from(units.max(1)),
+                _ => 1.0,
+            };
+            let count = 40_000u64
+                .min((MAX_DISPATCH_SCANS_PER_EVALUATION / 2.0 / scans) as u64)
+                .max(4_000);
             let warmup = 2_000.0 / rate;
             let fleet = FleetSpec {
                 units,
@@ -358,12 +543,13 @@ pub fn plan_all(
     let contexts: Vec<TierContext<'_>> = (0..scenario.tiers.len())
         .map(|i| TierContext::new(scenario, i, replications))
         .collect();
+    check_contexts(&contexts).map_err(|(_, e)| e)?;
     let jobs: Vec<(usize, u32)> = (0..contexts.len())
         .flat_map(|t| (1..=scenario.horizon_years).map(move |y| (t, y)))
         .collect();
     let done = AtomicUsize::new(0);
     let total = jobs.len();
-    let years: Vec<Result<CapacityYear, SimError>> = jobs
+    let years: Vec<Result<PlannedYear, SimError>> = jobs
         .par_iter()
         .map(|&(t, y)| {
             let r = plan_year(&contexts[t], y);
@@ -374,12 +560,21 @@ pub fn plan_all(
     let mut out = Vec::new();
     let mut years = years.into_iter();
     for ctx in &contexts {
-        let plan: Vec<CapacityYear> = (&mut years)
+        let planned: Vec<PlannedYear> = (&mut years)
             .take(scenario.horizon_years as usize)
             .collect::<Result<_, _>>()?;
+        let adjustments: Vec<Adjustment> = planned
+            .iter()
+            .filter_map(|p| p.adjustment.clone())
+            .collect();
+        let plan: Vec<CapacityYear> = planned.into_iter().map(|p| p.year).collect();
         let last = plan.last().map_or(1, |c| c.units);
-        // No curve for a tier no fleet can serve: its fleet size is only the utilization bound.
-        let feasible = plan.iter().all(|c| c.stop != StopReason::Infeasible);
+        // No curve for a tier no fleet can serve: its fleet size is only the utilization bound
+        // (infeasible at any size, or capped before any simulation).
+        let feasible = plan.iter().all(|c| {
+            c.stop != StopReason::Infeasible
+                && !(c.stop == StopReason::CapacityCap && c.latency.is_none())
+        });
         let curve = if feasible {
             latency_curve(ctx, last)
         } else {
@@ -396,45 +591,77 @@ pub fn plan_all(
             latency_curve: curve,
             latency_cdf: cdf,
             years: plan,
+            adjustments,
         });
     }
     Ok(out)
 }
 
+/// One planned tier-year and how its measurement was changed, if it was.
+struct PlannedYear {
+    year: CapacityYear,
+    adjustment: Option<Adjustment>,
+}
+
 /// Plan one tier-year: search (or evaluate a fixed fleet), then derive the yearly fleet figures
-/// the cost model needs. A tier that cannot meet the contract at any size is not simulated.
-fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError> {
+/// the cost model needs. A tier that cannot meet the contract at any size, or whose utilization
+/// bound is above `simulation.max_units`, is not simulated; nor is a year with too few requests
+/// for the percentile, which is sized by the utilization bound.
+fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> {
     let s = ctx.scenario;
     let max_u = s.slo.max_utilization.value;
+    let cap = ctx.max_units;
     let design = s
         .traffic
         .design_window(year, s.simulation.window_s)
         .mean_rps;
     let analytic = units_for(design, ctx.unit_throughput_rps, max_u).max(1);
+    let bound = utilization_bound(design, ctx.unit_throughput_rps, max_u);
     let mean = s.traffic.mean_rps(year);
-    let infeasible = super::infeasibility(s, &ctx.tier.plan);
-    if let (Some(why), None) = (&infeasible, ctx.tier.fixed_units) {
-        return Ok(CapacityYear {
+    let unsimulated =
+        |units: u32, stop: StopReason, detail: Option<String>, utilization: f64| CapacityYear {
             year,
             peak_rps: s.traffic.peak_rps(year),
             mean_rps: mean,
-            units: analytic,
+            units,
             analytic_units: analytic,
-            stop: StopReason::Infeasible,
-            detail: Some(why.clone()),
+            stop,
+            detail,
             latency: None,
             fleet: FleetYear {
                 year,
-                units: analytic,
-                utilization: 0.0,
+                units,
+                utilization,
                 hourly_units: vec![],
                 requests: s.traffic.requests_per_year(year),
             },
+        };
+    let infeasible = super::infeasibility(s, &ctx.tier.plan);
+    if let (Some(why), None) = (&infeasible, ctx.tier.fixed_units) {
+        return Ok(PlannedYear {
+            year: unsimulated(analytic, StopReason::Infeasible, Some(why.clone()), 0.0),
+            adjustment: None,
+        });
+    }
+    if ctx.tier.fixed_units.is_none() && bound > cap as f64 {
+        // Stop at once: no fleet within the cap carries the design traffic at the planned
+        // utilization, so no simulation could change the answer.
+        let detail = cap_detail(bound, cap, design, ctx.unit_throughput_rps, max_u);
+        return Ok(PlannedYear {
+            year: unsimulated(cap, StopReason::CapacityCap, Some(detail), 1.0),
+            adjustment: None,
+        });
+    }
+    let m = measurement(ctx, year, ctx.tier.fixed_units.unwrap_or(analytic));
+    if m.falls_back() {
+        return Ok(PlannedYear {
+            year: analytic_year(ctx, year, analytic, mean),
+            adjustment: m.adjustment,
         });
     }
     let (stop, eval) = match ctx.tier.fixed_units {
         Some(n) => {
-            let e = evaluate(ctx, year, n)?;
+            let e = evaluate_with(ctx, year, n, &m)?;
             let stop = if e.meets(&s.slo) {
                 StopReason::Fixed
             } else {
@@ -442,7 +669,7 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
             };
             (stop, e)
         }
-        None => search_year(ctx, year, analytic)?,
+        None => search_year_with(ctx, year, analytic, &m)?,
     };
     let units = eval.units;
     let r = &eval.report;
@@ -491,7 +718,75 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
             ctx.tier.autoscale_interval_h as usize,
         )
     };
-    Ok(CapacityYear {
+    Ok(PlannedYear {
+        year: CapacityYear {
+            year,
+            peak_rps: s.traffic.peak_rps(year),
+            mean_rps: mean,
+            units,
+            analytic_units: analytic,
+            stop,
+            detail,
+            // A run stopped before any measured request finished has no latency to show.
+            latency: (r.counts.completed > 0).then(|| LatencyAtPlan {
+                p50_s: r.latency.p50.value_s,
+                p95_s: r.latency.p95.value_s,
+                p99_s: r.latency.p99.value_s,
+                slo_percentile_s: eval.slo_s,
+                slo_ci95_s: eval.slo_ci95_s,
+                utilization: r.utilization.mean_utilization,
+                ttft_s: eval.ttft_s,
+                tpot_s: eval.tpot_s,
+                little_relative_error: r.little.relative_error,
+                cdf: r
+                    .latency_cdf
+                    .iter()
+                    .map(|p| (p.latency_s, p.quantile))
+                    .collect(),
+            }),
+            fleet: FleetYear {
+                year,
+                units,
+                utilization,
+                hourly_units: hourly,
+                requests: s.traffic.requests_per_year(year),
+            },
+        },
+        adjustment: m.adjustment,
+    })
+}
+
+/// A tier-year with too few requests for its percentile, sized without simulation: the
+/// utilization bound (a lone request on an idle unit already meets the contract, so at this
+/// traffic queueing adds next to nothing), or the fixed fleet if the scenario sets one.
+fn analytic_year(ctx: &TierContext<'_>, year: u32, analytic: u32, mean: f64) -> CapacityYear {
+    let s = ctx.scenario;
+    let max_u = s.slo.max_utilization.value;
+    let (units, stop, detail, hourly) = match ctx.tier.fixed_units {
+        Some(n) if n >= analytic => (n, StopReason::Fixed, None, vec![]),
+        Some(n) => (
+            n,
+            StopReason::UnderProvisioned,
+            Some(format!(
+                "{n} units are below the utilization bound of {analytic} units"
+            )),
+            vec![],
+        ),
+        None => (
+            analytic,
+            StopReason::Met,
+            None,
+            hourly_units(
+                &s.traffic.hourly_rates(year),
+                0.0,
+                ctx.unit_throughput_rps,
+                max_u,
+                ctx.tier.autoscale_interval_h as usize,
+            ),
+        ),
+    };
+    let capacity = units as f64 * ctx.unit_throughput_rps;
+    CapacityYear {
         year,
         peak_rps: s.traffic.peak_rps(year),
         mean_rps: mean,
@@ -499,31 +794,19 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<CapacityYear, SimError>
         analytic_units: analytic,
         stop,
         detail,
-        // A run stopped before any measured request finished has no latency to show.
-        latency: (r.counts.completed > 0).then(|| LatencyAtPlan {
-            p50_s: r.latency.p50.value_s,
-            p95_s: r.latency.p95.value_s,
-            p99_s: r.latency.p99.value_s,
-            slo_percentile_s: eval.slo_s,
-            slo_ci95_s: eval.slo_ci95_s,
-            utilization: r.utilization.mean_utilization,
-            ttft_s: eval.ttft_s,
-            tpot_s: eval.tpot_s,
-            little_relative_error: r.little.relative_error,
-            cdf: r
-                .latency_cdf
-                .iter()
-                .map(|p| (p.latency_s, p.quantile))
-                .collect(),
-        }),
+        latency: None,
         fleet: FleetYear {
             year,
             units,
-            utilization,
+            utilization: if capacity > 0.0 {
+                (mean / capacity).clamp(0.0, 1.0)
+            } else {
+                0.0
+            },
             hourly_units: hourly,
             requests: s.traffic.requests_per_year(year),
         },
-    })
+    }
 }
 
 /// One fleet size of one tier, simulated on one year's design traffic (a row of
@@ -584,15 +867,17 @@ pub fn sweep_sizes(
         } else {
             units.iter().copied().filter(|&u| u > 0).collect()
         };
+        // One measurement per tier (at its smallest size), so every size sees the same window.
+        let m = measurement(&ctx, year, sizes.iter().copied().min().unwrap_or(1));
         jobs.extend(sizes.iter().map(|&u| (contexts.len(), u)));
-        contexts.push(ctx);
+        contexts.push((ctx, m));
     }
     let done = AtomicUsize::new(0);
     let runs = jobs
         .par_iter()
         .map(|&(c, units)| {
-            let ctx = &contexts[c];
-            let e = evaluate(ctx, year, units)?;
+            let (ctx, m) = &contexts[c];
+            let e = evaluate_with(ctx, year, units, m)?;
             tick(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
             Ok(SizeRun {
                 tier: ctx.tier.name.clone(),

@@ -46,6 +46,38 @@ pub enum Note {
     Traffic(String),
     /// Inputs whose basis is "estimate" rather than a sourced fact.
     Estimates { count: usize },
+    /// The design traffic held more arrivals than one evaluation may simulate, so each fleet
+    /// size was simulated on the busiest stretch of the window that fits (the first such year's
+    /// figures).
+    WindowShortened {
+        tier: String,
+        years: Vec<u32>,
+        from_s: f64,
+        to_s: f64,
+        /// Arrivals the full window would have held over all replications.
+        arrivals: f64,
+        /// The most an evaluation simulates.
+        budget: f64,
+    },
+    /// The design window held too few requests for the percentile, so more replications were
+    /// run (the first such year's figures).
+    ReplicationsRaised {
+        tier: String,
+        years: Vec<u32>,
+        from: u32,
+        to: u32,
+        needed: f64,
+        percentile: String,
+    },
+    /// Too few requests for the percentile even at the most replications: sized by the
+    /// utilization bound, not simulated (the first such year's figures).
+    TooFewRequests {
+        tier: String,
+        years: Vec<u32>,
+        expected: f64,
+        needed: f64,
+        percentile: String,
+    },
 }
 
 impl Note {
@@ -62,6 +94,13 @@ impl Note {
                 "lengthen horizon_years to cover the last commitment, or compare the shorter reservation",
             ),
             Note::HybridsShownAsReservation { .. } | Note::Traffic(_) => None,
+            Note::WindowShortened { .. } => Some(
+                "shorten simulation.window_s yourself to choose the stretch, or check the traffic is what you meant",
+            ),
+            Note::ReplicationsRaised { .. } => None,
+            Note::TooFewRequests { .. } => Some(
+                "lengthen simulation.window_s, or check the traffic: at this rate the contract is set by the service time alone",
+            ),
             Note::Estimates { .. } => Some(
                 "replace the estimates with your own quotes in [costs] and the profiles, each with its source",
             ),
@@ -83,11 +122,10 @@ impl fmt::Display for Note {
                 years,
                 detail,
             } => {
-                let years: Vec<String> = years.iter().map(u32::to_string).collect();
                 write!(
                     f,
                     "{tier}: year {}: the fixed fleet does not meet the contract ({detail})",
-                    years.join(", ")
+                    join(years)
                 )
             }
             Note::CommittedBeyondHorizon {
@@ -106,12 +144,60 @@ impl fmt::Display for Note {
                 options.join(", ")
             ),
             Note::Traffic(text) => f.write_str(text),
+            Note::WindowShortened {
+                tier,
+                years,
+                from_s,
+                to_s,
+                arrivals,
+                budget,
+            } => write!(
+                f,
+                "{tier}: year {}: the {} s design window holds {} arrivals, more than the {} one evaluation simulates, so each fleet size was simulated on its busiest {} s",
+                join(years),
+                crate::format::rate(*from_s),
+                crate::format::plain(arrivals.round()),
+                crate::format::plain(*budget),
+                crate::format::rate(*to_s)
+            ),
+            Note::ReplicationsRaised {
+                tier,
+                years,
+                from,
+                to,
+                needed,
+                percentile,
+            } => write!(
+                f,
+                "{tier}: year {}: {from} replications of the design window hold fewer than the {} requests a {percentile} needs, so {to} were run",
+                join(years),
+                crate::format::plain(*needed)
+            ),
+            Note::TooFewRequests {
+                tier,
+                years,
+                expected,
+                needed,
+                percentile,
+            } => write!(
+                f,
+                "{tier}: year {}: the design window holds about {} requests, fewer than the {} a {percentile} needs, so the fleet is the utilization bound, not simulated (a lone request on an idle unit meets the contract)",
+                join(years),
+                crate::format::rate(*expected),
+                crate::format::plain(*needed)
+            ),
             Note::Estimates { count } => write!(
                 f,
                 "{count} inputs are estimates, not sourced facts; the assumptions in report.pdf and results.json (basis \"estimate\") mark each one"
             ),
         }
     }
+}
+
+/// Years as a list: "4, 5".
+fn join(years: &[u32]) -> String {
+    let years: Vec<String> = years.iter().map(u32::to_string).collect();
+    years.join(", ")
 }
 
 /// A note is its sentence in `results.json` (schema 1 has a list of strings).
