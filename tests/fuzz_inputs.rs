@@ -110,6 +110,9 @@ fn numbers(text: &str) -> Vec<(usize, usize)> {
             if i < b.len() && (b[i].is_ascii_alphabetic() || b[i] == b':') {
                 continue;
             }
+            if text[start..i].replace('_', "").parse::<f64>().is_err() {
+                continue;
+            }
             out.push((start, i));
             continue;
         }
