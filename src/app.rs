@@ -126,6 +126,16 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
             .into());
     };
     let scenario = load_scenario(path, global, args.replications)?;
+    // Output-folder faults are found before the work, not after it.
+    let out = (!args.no_report).then(|| {
+        args.out
+            .clone()
+            .unwrap_or_else(|| scenario::default_out_dir(path))
+    });
+    if let Some(out) = &out {
+        reports::prepare_out_dir(out)?;
+        reports::exit_cleanly_on_interrupt();
+    }
     let method = if args.analytic {
         Method::Analytic
     } else {
@@ -136,13 +146,7 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
     let bar = Progress::new(shows_progress(global), Work::Planning);
     let results = results::plan(&scenario, method, &|done, total| bar.tick(done, total))?;
     bar.finish();
-    let written = if args.no_report {
-        vec![]
-    } else {
-        let out = args
-            .out
-            .clone()
-            .unwrap_or_else(|| scenario::default_out_dir(path));
+    let written = if let Some(out) = &out {
         let formats: BTreeSet<ReportFormat> = if args.report.is_empty() {
             [
                 ReportFormat::Pdf,
@@ -156,7 +160,9 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
         } else {
             args.report.iter().copied().collect()
         };
-        write_reports(&results, &out, &formats)?
+        write_reports(&results, out, &formats)?
+    } else {
+        vec![]
     };
     let mut stdout = std::io::stdout().lock();
     match global.format {

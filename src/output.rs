@@ -2,7 +2,10 @@
 //! calibrated profile, a starter scenario) goes through [`write_atomic`], so a reader — a
 //! dashboard polling `results.json`, a second run reading a profile — never sees half a file.
 //!
-//! Foundation stage: it knows nothing of what it writes.
+//! Foundation stage: it knows nothing of what it writes. [`finite`] checks a value holds no inf
+//! or NaN before it is written.
+
+pub mod finite;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,6 +15,11 @@ use std::path::{Path, PathBuf};
 /// rename it over the target (atomic on POSIX file systems). Missing parent folders are
 /// created. On failure the temporary file is removed and the target is left as it was.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // Held for the whole write and rename: an interrupted run waits for it (see
+    // [`hold_writes`]), so the file being written is finished, never left half-done.
+    let _writing = WRITING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = path
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
@@ -35,6 +43,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// Taken by every write; [`hold_writes`] takes it to stop the writes.
+static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Wait for the file being written (if any) to be finished and renamed into place, then keep
+/// every later write from starting for as long as the guard lives. A signal handler takes it
+/// before it exits the process, so SIGINT or SIGTERM never leaves half a file or a temporary.
+pub fn hold_writes() -> std::sync::MutexGuard<'static, ()> {
+    WRITING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A hidden name beside the target, unique per process so two runs writing into one folder do
