@@ -232,7 +232,13 @@ pub fn check_peak(
             .map(|y| (y, spec.peak_rps(y)))
             .fold((1, 0.0), |best, (y, p)| {
                 // NaN compares false, so test "not within" rather than "greater".
-                if !(p <= best.1) { (y, p) } else { best }
+                if p.partial_cmp(&best.1) != Some(std::cmp::Ordering::Less)
+                    && p.partial_cmp(&best.1) != Some(std::cmp::Ordering::Equal)
+                {
+                    (y, p)
+                } else {
+                    best
+                }
             });
     if peak.is_finite() && peak <= MAX_RPS {
         return Ok(());
