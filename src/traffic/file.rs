@@ -231,8 +231,12 @@ pub fn check_peak(
         (1..=horizon_years)
             .map(|y| (y, spec.peak_rps(y)))
             .fold((1, 0.0), |best, (y, p)| {
-                // NaN compares false, so test "not within" rather than "greater".
-                if !(p <= best.1) { (y, p) } else { best }
+                // A NaN peak (an overflowed product) must win, so it is reported, not skipped.
+                if p.is_nan() || p > best.1 {
+                    (y, p)
+                } else {
+                    best
+                }
             });
     if peak.is_finite() && peak <= MAX_RPS {
         return Ok(());
