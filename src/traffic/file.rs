@@ -231,10 +231,8 @@ pub fn check_peak(
         (1..=horizon_years)
             .map(|y| (y, spec.peak_rps(y)))
             .fold((1, 0.0), |best, (y, p)| {
-                // NaN compares false, so test "not within" rather than "greater".
-                if p.partial_cmp(&best.1) != Some(std::cmp::Ordering::Less)
-                    && p.partial_cmp(&best.1) != Some(std::cmp::Ordering::Equal)
-                {
+                // A NaN peak (an overflowed product) must win, so it is reported, not skipped.
+                if p.is_nan() || p > best.1 {
                     (y, p)
                 } else {
                     best
