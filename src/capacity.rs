@@ -269,11 +269,11 @@ pub fn cap_detail(bound: f64, cap: u32, design_rps: f64, throughput: f64, max_u:
         "unboundedly many".into()
     };
     format!(
-        "the utilization bound needs {units} units ({} at {} per unit and at most {} % busy), above simulation.max_units = {}; nothing was simulated",
+        "the utilization bound needs {units} units ({} at {} per unit and at most {} % busy), above simulation.max_units = {cap}: {cap} units cannot keep up at that utilization, so nothing was simulated",
         crate::format::rps(design_rps),
         crate::format::rps(throughput),
         crate::format::plain(max_u * 100.0),
-        crate::format::count(cap)
+        cap = crate::format::count(cap)
     )
 }
 
