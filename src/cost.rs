@@ -55,6 +55,23 @@ pub struct YearCost {
     pub requests: f64,
 }
 
+impl YearCost {
+    /// What is paid at the start of the year (discounted from the year's start): capex.
+    pub fn start_of_year_usd(&self) -> f64 {
+        self.capex_usd
+    }
+
+    /// What accrues through the year (discounted at mid-year): every other line.
+    pub fn running_usd(&self) -> f64 {
+        self.maintenance_usd
+            + self.energy_usd
+            + self.space_usd
+            + self.staff_usd
+            + self.cloud_usd
+            + self.egress_usd
+    }
+}
+
 /// One deployment option of one tier over the horizon.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct OptionCost {
@@ -338,16 +355,12 @@ fn finish(out: &mut OptionCost, rate: f64) {
     let mut npv = 0.0;
     let mut requests = 0.0;
     for y in &mut out.yearly {
-        let running = y.maintenance_usd
-            + y.energy_usd
-            + y.space_usd
-            + y.staff_usd
-            + y.cloud_usd
-            + y.egress_usd;
-        y.total_usd = y.capex_usd + running;
+        let start = y.start_of_year_usd();
+        let running = y.running_usd();
+        y.total_usd = start + running;
         let t = y.year as f64;
         y.discounted_usd =
-            y.capex_usd / (1.0 + rate).powf(t - 1.0) + running / (1.0 + rate).powf(t - 0.5);
+            start / (1.0 + rate).powf(t - 1.0) + running / (1.0 + rate).powf(t - 0.5);
         total += y.total_usd;
         npv += y.discounted_usd;
         requests += y.requests;
