@@ -111,6 +111,21 @@ impl FleetYear {
     }
 }
 
+/// Requests a fleet of `capacity_rps` (its roofline throughput) serves in `year`: hour by hour,
+/// the offered rate or the capacity, whichever is lower. Every plan — analytic or simulated —
+/// counts served requests this one way, so the same fleet has the same cost per million either
+/// way. Equal to the offered requests when no hour exceeds the capacity.
+pub fn served_requests(traffic: &crate::traffic::TrafficSpec, year: u32, capacity_rps: f64) -> f64 {
+    let offered = traffic.requests_per_year(year);
+    let rates = traffic.hourly_rates(year);
+    let offered_h: f64 = rates.iter().sum();
+    if offered_h <= 0.0 || rates.iter().all(|&r| r <= capacity_rps) {
+        return offered;
+    }
+    let served_h: f64 = rates.iter().map(|&r| r.min(capacity_rps)).sum();
+    offered * (served_h / offered_h)
+}
+
 /// One point of a latency-against-load curve.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LoadPoint {
@@ -390,12 +405,8 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier) -> Vec<CapacityYear> {
                 }
             };
             let capacity = units as f64 * throughput;
-            let served = mean.min(capacity);
-            let requests = if served < mean {
-                served * crate::units::HOURS_PER_YEAR * crate::units::HOUR_S
-            } else {
-                scenario.traffic.requests_per_year(year)
-            };
+            let requests = served_requests(&scenario.traffic, year, capacity);
+            let served = requests / crate::units::YEAR_S;
             CapacityYear {
                 year,
                 peak_rps: peak,

@@ -80,16 +80,32 @@ pub struct OptionCost {
     pub total_usd: f64,
     pub npv_usd: f64,
     pub requests: f64,
-    /// Total cost per million requests served; absent when nothing is served.
+    /// Levelized cost per million requests served: the net present cost over the requests
+    /// served, each year's discounted like its running costs (mid-year), so that within a tier
+    /// it ranks the options exactly as the net present cost does. Absent when nothing is served.
     pub cost_per_million_usd: Option<f64>,
-    /// Reservations that run past the horizon: owed, but outside the totals.
+    /// Reservations that run past the horizon: owed, outside the in-horizon totals, and counted
+    /// (discounted) in the ranking figure.
     pub committed_beyond_horizon_usd: f64,
-    /// On-prem: straight-line book value of the hardware at the end of the horizon (purchase
-    /// price only). Reported, not subtracted: totals are cash spent.
-    pub residual_value_usd: f64,
-    /// NPV less the residual value discounted from the end of the horizon: what the option
-    /// costs for the service inside the horizon. Options are ranked on it.
-    pub npv_net_usd: f64,
+    /// The same payments discounted to today, each at the middle of the year it falls in.
+    pub committed_beyond_horizon_pv_usd: f64,
+    /// Reservation payments owed in each year after the horizon (years H+1, H+2, …).
+    #[serde(skip)]
+    pub beyond_horizon_usd: Vec<f64>,
+    /// On-prem: what the hardware installed at the end of the horizon would sell for then, at
+    /// market (`resale_decline_per_year`). Credited, discounted, in the ranking figure.
+    pub resale_value_usd: f64,
+    /// On-prem: straight-line book value of that hardware at the end of the horizon (purchase
+    /// price over `depreciation_years`), for the accounts. It does not enter the ranking: cash
+    /// does not depend on how the hardware is depreciated.
+    pub book_value_usd: f64,
+    /// The ranking figure, net present cost: the cash flows inside the horizon discounted
+    /// (`npv_usd`), plus the reservation payments owed after it (discounted), less the market
+    /// resale value of the hardware owned at its end (discounted from the end). Every option is
+    /// valued as if the service stopped at the horizon: what is owed is paid, what is owned is
+    /// sold. Options are ranked on it, cost per million is levelized on it, the charts and the
+    /// break-even use it.
+    pub net_present_cost_usd: f64,
     /// Hybrid: the reserved base chosen per year.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reserved_base: Vec<u32>,
@@ -141,8 +157,11 @@ fn empty(option: DeploymentOption, fleet: &[FleetYear]) -> OptionCost {
         requests: 0.0,
         cost_per_million_usd: None,
         committed_beyond_horizon_usd: 0.0,
-        residual_value_usd: 0.0,
-        npv_net_usd: 0.0,
+        committed_beyond_horizon_pv_usd: 0.0,
+        beyond_horizon_usd: vec![],
+        resale_value_usd: 0.0,
+        book_value_usd: 0.0,
+        net_present_cost_usd: 0.0,
         reserved_base: vec![],
     }
 }
@@ -189,16 +208,19 @@ fn on_prem(
         y.space_usd = n * peak_kw * c.colocation_usd_per_kw_month.value * 12.0;
         y.staff_usd = n / c.units_per_admin.value * c.admin_cost_usd_per_year.value;
     }
-    // A unit bought in year y (1-based) is written off by the end of year y + L − 1.
+    // A unit bought in year y (1-based) is written off by the end of year y + L − 1, and is
+    // H − y + 1 years old at the end of the horizon. Units bought L or more years before the end
+    // have been replaced; those bought since are still installed.
     let horizon = fleet.len();
-    out.residual_value_usd = bought
-        .iter()
-        .enumerate()
-        .map(|(i, &n)| {
-            let remaining = (i + life).saturating_sub(horizon) as f64 / life as f64;
-            n as f64 * price * remaining
-        })
-        .sum();
+    let keep = 1.0 - c.resale_decline_per_year.value;
+    for (i, &n) in bought.iter().enumerate() {
+        let remaining = (i + life).saturating_sub(horizon) as f64 / life as f64;
+        out.book_value_usd += n as f64 * price * remaining;
+        if i + life >= horizon {
+            let age = (horizon - i) as i32;
+            out.resale_value_usd += n as f64 * price * keep.powi(age);
+        }
+    }
     out
 }
 
@@ -257,13 +279,17 @@ fn reserved(
         y.egress_usd = egress(f, c);
     }
     let horizon = fleet.len();
-    out.committed_beyond_horizon_usd = lots
-        .iter()
-        .map(|(start, n)| {
-            let end = start + term as usize;
-            end.saturating_sub(horizon) as f64 * *n as f64 * HOURS_PER_YEAR * price
-        })
-        .sum();
+    let mut owed = vec![0.0; (term as usize).saturating_sub(1)];
+    for (start, n) in &lots {
+        for year in horizon..start + term as usize {
+            owed[year - horizon] += *n as f64 * HOURS_PER_YEAR * price;
+        }
+    }
+    while owed.last() == Some(&0.0) {
+        owed.pop();
+    }
+    out.committed_beyond_horizon_usd = owed.iter().sum();
+    out.beyond_horizon_usd = owed;
     out
 }
 
@@ -349,28 +375,52 @@ fn out_bases(targets: &[u32], term: u32) -> Vec<u32> {
     commitments(targets, term).0
 }
 
-/// Totals, discounting and cost per million requests.
+/// Discount factor of a payment at the start of `year` (1-based): capex.
+pub fn start_of_year_factor(rate: f64, year: u32) -> f64 {
+    (1.0 + rate).powf(-(year as f64 - 1.0))
+}
+
+/// Discount factor of costs accruing through `year` (1-based), taken at mid-year.
+pub fn mid_year_factor(rate: f64, year: u32) -> f64 {
+    (1.0 + rate).powf(-(year as f64 - 0.5))
+}
+
+/// Discount factor of a value at the end of `year` (1-based): the resale at the horizon.
+pub fn end_of_year_factor(rate: f64, year: u32) -> f64 {
+    (1.0 + rate).powf(-(year as f64))
+}
+
+/// Totals, discounting, the ranking figure and cost per million requests.
 fn finish(out: &mut OptionCost, rate: f64) {
     let mut total = 0.0;
     let mut npv = 0.0;
     let mut requests = 0.0;
+    let mut requests_pv = 0.0;
     for y in &mut out.yearly {
         let start = y.start_of_year_usd();
         let running = y.running_usd();
         y.total_usd = start + running;
-        let t = y.year as f64;
         y.discounted_usd =
-            start / (1.0 + rate).powf(t - 1.0) + running / (1.0 + rate).powf(t - 0.5);
+            start * start_of_year_factor(rate, y.year) + running * mid_year_factor(rate, y.year);
         total += y.total_usd;
         npv += y.discounted_usd;
         requests += y.requests;
+        requests_pv += y.requests * mid_year_factor(rate, y.year);
     }
+    let horizon = out.yearly.len() as u32;
     out.total_usd = total;
     out.npv_usd = npv;
-    let horizon = out.yearly.len() as f64;
-    out.npv_net_usd = npv - out.residual_value_usd / (1.0 + rate).powf(horizon);
+    out.committed_beyond_horizon_pv_usd = out
+        .beyond_horizon_usd
+        .iter()
+        .zip(horizon + 1..)
+        .map(|(owed, year)| owed * mid_year_factor(rate, year))
+        .sum();
+    out.net_present_cost_usd = npv + out.committed_beyond_horizon_pv_usd
+        - out.resale_value_usd * end_of_year_factor(rate, horizon);
     out.requests = requests;
-    out.cost_per_million_usd = (requests > 0.0).then(|| total / (requests / 1e6));
+    out.cost_per_million_usd =
+        (requests_pv > 0.0).then(|| out.net_present_cost_usd / (requests_pv / 1e6));
 }
 
 /// The exact break-even in hours of use per day between an on-prem fleet and a cloud option.
@@ -566,7 +616,7 @@ mod tests {
             vec![1, 0, 0, 0, 1]
         );
         let price = profile.prices.purchase_usd.as_ref().unwrap().value;
-        assert!((c.residual_value_usd - 0.75 * price).abs() < 1e-6);
+        assert!((c.book_value_usd - 0.75 * price).abs() < 1e-6);
         // Capex carries the installation share; every year pays maintenance on the installed unit.
         assert!(
             (c.yearly[0].capex_usd - price * (1.0 + inputs.install_share_of_capex.value)).abs()

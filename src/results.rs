@@ -18,6 +18,7 @@ pub use note::Note;
 
 use crate::capacity::{self, CapacityYear, LoadPoint, TierPlan};
 use crate::cost::{self, CostLine, ExactBreakEven, OptionCost};
+
 use crate::format::usd;
 use crate::hardware::{DeploymentOption, UnitKind};
 use crate::scenario::{InputRecord, Scenario};
@@ -136,8 +137,8 @@ pub struct ReferenceComparison {
 pub struct Choice {
     pub tier: String,
     pub option: DeploymentOption,
-    /// NPV net of residual hardware value: the ranking figure.
-    pub npv_net_usd: f64,
+    /// Net present cost ([`OptionCost::net_present_cost_usd`]): the ranking figure.
+    pub net_present_cost_usd: f64,
     pub total_usd: f64,
 }
 
@@ -539,15 +540,15 @@ fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation
             t.options.iter().map(|o| Choice {
                 tier: t.name.clone(),
                 option: o.option,
-                npv_net_usd: o.npv_net_usd,
+                net_present_cost_usd: o.net_present_cost_usd,
                 total_usd: o.total_usd,
             })
         })
         .collect();
     // Cheapest first; on a tie the simpler option (on-prem < on-demand < reserved < hybrid).
     choices.sort_by(|a, b| {
-        a.npv_net_usd
-            .total_cmp(&b.npv_net_usd)
+        a.net_present_cost_usd
+            .total_cmp(&b.net_present_cost_usd)
             .then_with(|| a.option.cmp(&b.option))
             .then_with(|| a.tier.cmp(&b.tier))
     });
@@ -561,25 +562,20 @@ fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation
         .find(|c| c.tier != best.tier)
         .or_else(|| {
             rest.iter()
-                .find(|c| (c.npv_net_usd - best.npv_net_usd).abs() >= 1.0)
+                .find(|c| (c.net_present_cost_usd - best.net_present_cost_usd).abs() >= 1.0)
         })
         .cloned();
     let rate = scenario.costs.discount_rate.value * 100.0;
     let years = scenario.horizon_years;
-    let any_residual = tiers
-        .iter()
-        .flat_map(|t| &t.options)
-        .any(|o| o.residual_value_usd > 0.0);
-    let basis = if any_residual {
-        format!("{years}-year NPV at {rate:.0} % net of the hardware's residual value")
-    } else {
-        format!("{years}-year NPV at {rate:.0} %")
-    };
+    let basis = format!(
+        "{years}-year net present cost at {rate:.0} % (cash discounted, less the resale of owned \
+         hardware at the end, plus reservations owed after it)"
+    );
     let (margin_usd, margin_fraction, sentence) = match &runner_up {
         Some(r) => {
-            let m = r.npv_net_usd - best.npv_net_usd;
-            let f = if r.npv_net_usd > 0.0 {
-                m / r.npv_net_usd
+            let m = r.net_present_cost_usd - best.net_present_cost_usd;
+            let f = if r.net_present_cost_usd > 0.0 {
+                m / r.net_present_cost_usd
             } else {
                 0.0
             };
@@ -591,7 +587,7 @@ fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation
                     best.tier,
                     best.option,
                     scenario.slo.label(),
-                    usd(best.npv_net_usd),
+                    usd(best.net_present_cost_usd),
                     usd(m),
                     f * 100.0,
                     r.tier,
@@ -607,7 +603,7 @@ fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation
                 best.tier,
                 best.option,
                 scenario.slo.label(),
-                usd(best.npv_net_usd)
+                usd(best.net_present_cost_usd)
             ),
         ),
     };

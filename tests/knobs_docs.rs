@@ -1,7 +1,8 @@
 //! The docs' tables of knobs are the declarations' tables: the cost assumptions in
 //! `docs/scenario-format.md` come from `cost::inputs`, the cited profile numbers in
 //! `docs/profile-format.md` from `hardware::numbers`. A declaration added, removed or changed
-//! without its docs fails here, and the failure prints the table to paste.
+//! without its docs fails here, and the failure prints the table to paste; `BLESS=1 cargo test
+//! --test knobs_docs` writes it into the docs instead.
 
 use std::path::Path;
 
@@ -24,6 +25,12 @@ fn between_markers(file: &str, name: &str) -> String {
 
 fn assert_docs(file: &str, name: &str, expected: &str) {
     let actual = between_markers(file, name);
+    if actual != expected && std::env::var_os("BLESS").is_some() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replacen(&actual, expected, 1)).unwrap();
+        return;
+    }
     assert!(
         actual == expected,
         "the `{name}` table in {file} disagrees with the declarations; replace it with:\n\n{expected}"

@@ -105,7 +105,7 @@ fn every_chart_parses_and_shows_its_series_and_labels() {
     assert_has(
         chart(&set, "cumulative-cost"),
         &[
-            "Cumulative cost (USD)",
+            "Cumulative discounted cost (USD)",
             "End of year",
             "Altra on-prem · on-prem",
             "Inferentia2 cloud · on-demand",

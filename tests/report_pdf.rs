@@ -108,7 +108,7 @@ fn pdf_opens_on_a4_with_numbered_pages_embedded_font_and_the_run_in_its_text() {
         "What the model leaves out",
         "ESTIMATE",
         // Chart text is real text in the PDF: lost fonts would drop it silently.
-        "Cumulative cost (USD)",
+        "Cumulative discounted cost (USD)",
         "Daily use (hours per day)",
         "USD per million requests",
         // The latency charts are absent and the report says why.
@@ -335,5 +335,5 @@ fn a_machine_without_fonts_gets_the_same_report() {
         );
     }
     let t = text(&bare.join("report.pdf"));
-    assert!(t.contains("Requests per second") && t.contains("Cumulative cost (USD)"));
+    assert!(t.contains("Requests per second") && t.contains("Cumulative discounted cost (USD)"));
 }

@@ -633,7 +633,11 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
                 units,
                 utilization,
                 hourly_units: vec![],
-                requests: s.traffic.requests_per_year(year),
+                requests: super::served_requests(
+                    &s.traffic,
+                    year,
+                    units as f64 * ctx.unit_throughput_rps,
+                ),
             },
         };
     let infeasible = super::infeasibility(s, &ctx.tier.plan);
@@ -749,7 +753,11 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
                 units,
                 utilization,
                 hourly_units: hourly,
-                requests: s.traffic.requests_per_year(year),
+                requests: super::served_requests(
+                    &s.traffic,
+                    year,
+                    units as f64 * ctx.unit_throughput_rps,
+                ),
             },
         },
         adjustment: m.adjustment,
@@ -804,7 +812,11 @@ fn analytic_year(ctx: &TierContext<'_>, year: u32, analytic: u32, mean: f64) -> 
                 0.0
             },
             hourly_units: hourly,
-            requests: s.traffic.requests_per_year(year),
+            requests: super::served_requests(
+                &s.traffic,
+                year,
+                units as f64 * ctx.unit_throughput_rps,
+            ),
         },
     }
 }

@@ -204,6 +204,19 @@ cost_inputs! {
         note: Some("hardware is refreshed at the end of this life"),
         help: "life of an on-prem unit; it is bought again at the end of it",
     },
+    resale_decline_per_year {
+        unit: "share/year",
+        valid: Valid::from_to(0.0, 1.0, "a share of the remaining value lost each year, from 0 to 1"),
+        default: 0.35, Cited,
+        source: [
+            "glri-h100-residual-2026",
+            "GPU Lease Rate Index, H100 depreciation curve from 500+ secondary-market transactions: 60–65 % of MSRP after 1 year, 40–45 % after 2, 25–35 % after 3, 15–20 % after 4, 10–15 % after 5",
+            "https://v2-pseo-ai.pages.dev/residual/h100-depreciation-calculator",
+            "2026-01-08"
+        ],
+        note: Some("a geometric fit: 0.65^age gives 65, 42, 27, 18, 12 % at ages 1–5, inside every band; a single tracker's figures (computeforecast.com, 2026: used H100s $15,000–28,000), applied to every kind of hardware"),
+        help: "market value lost each year by owned hardware: a unit sells for price × (1 − this)^age when the horizon ends",
+    },
     discount_rate {
         unit: "fraction per year",
         valid: Valid::from_to(0.0, 1.0, "a yearly rate from 0 to 1, e.g. 0.08 for 8 %"),

@@ -217,37 +217,41 @@ fn stop_label(s: StopReason) -> &'static str {
     }
 }
 
-/// Five-year cost of every tier × option.
+/// Five-year cost of every tier × option, with the ranking figure (net present cost) and the
+/// two adjustments that lead to it from the NPV of the cash: the resale value of owned hardware
+/// and the reservation payments owed after the horizon.
 fn cost_table(r: &RunResults) -> String {
     let years = r.scenario.horizon_years;
-    let residual = r
-        .tiers
-        .iter()
-        .flat_map(|t| &t.options)
-        .any(|o| o.residual_value_usd > 0.0);
+    let options = || r.tiers.iter().flat_map(|t| &t.options);
+    let resale = options().any(|o| o.resale_value_usd > 0.0);
+    let owed = options().any(|o| o.committed_beyond_horizon_usd > 0.0);
     let mut t = table();
     let mut header = vec![
         "tier".to_string(),
         "option".into(),
-        format!("{years}-yr total"),
+        format!("{years}-yr cash"),
+        "NPV of cash".into(),
     ];
-    if residual {
-        header.push(format!("residual y{years}"));
+    if resale {
+        header.push(format!("resale y{years}"));
     }
-    header.extend(["NPV".into(), "$ / M req".into(), "meets SLO".into()]);
+    if owed {
+        header.push(format!("owed after y{years}"));
+    }
+    header.extend([
+        "net present cost".into(),
+        "$ / M req".into(),
+        "meets SLO".into(),
+    ]);
+    let width = header.len();
     t.set_header(header);
     let best = r.recommendation.as_ref().map(|x| &x.best);
+    let or_missing = |x: f64| if x > 0.0 { usd(x) } else { MISSING.into() };
     for tier in &r.tiers {
         if let Some(why) = &tier.infeasible {
             let mut row = vec![tier.name.clone(), MISSING.into(), "not costed".into()];
-            if residual {
-                row.push(MISSING.into());
-            }
-            row.extend([
-                MISSING.into(),
-                MISSING.into(),
-                format!("no: {}", short(why)),
-            ]);
+            row.resize(width - 1, MISSING.into());
+            row.push(format!("no: {}", short(why)));
             t.add_row(row);
             continue;
         }
@@ -257,16 +261,16 @@ fn cost_table(r: &RunResults) -> String {
                 tier.name.clone(),
                 format!("{}{}", o.option.label(), if chosen { " ◀" } else { "" }),
                 usd(o.total_usd),
+                usd(o.npv_usd),
             ];
-            if residual {
-                row.push(if o.residual_value_usd > 0.0 {
-                    usd(o.residual_value_usd)
-                } else {
-                    MISSING.into()
-                });
+            if resale {
+                row.push(or_missing(o.resale_value_usd));
+            }
+            if owed {
+                row.push(or_missing(o.committed_beyond_horizon_usd));
             }
             row.extend([
-                usd(o.npv_usd),
+                usd(o.net_present_cost_usd),
                 o.cost_per_million_usd.map_or(MISSING.into(), usd_cents),
                 if tier.meets_slo() {
                     "yes".into()
@@ -278,7 +282,11 @@ fn cost_table(r: &RunResults) -> String {
         }
     }
     right_align(&mut t, 2);
-    format!("\nCost over {years} years (◀ recommended):\n{t}\n")
+    format!(
+        "\nCost over {years} years (◀ recommended; ranked on net present cost: the NPV of the cash, \
+         less the resale of owned hardware at the end of year {years}, plus reservations owed after \
+         it; $ / M req is that figure over the requests served, both discounted):\n{t}\n"
+    )
 }
 
 /// The first clause of a reason, for a table cell.

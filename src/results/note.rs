@@ -135,7 +135,7 @@ impl fmt::Display for Note {
                 owed_usd,
             } => write!(
                 f,
-                "{tier} {option}: reservations run past year {horizon_years}; {} more is owed after the horizon and is not in the totals",
+                "{tier} {option}: reservations run past year {horizon_years}; {} more is owed after the horizon: outside the cash totals, inside the net present cost the options are ranked on",
                 crate::format::usd(*owed_usd)
             ),
             Note::HybridsShownAsReservation { options } => write!(

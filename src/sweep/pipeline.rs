@@ -40,7 +40,7 @@ pub struct TierRow {
     pub total_usd: Option<f64>,
     pub npv_usd: Option<f64>,
     /// NPV net of residual hardware value: the figure options are ranked on.
-    pub npv_net_usd: Option<f64>,
+    pub net_present_cost_usd: Option<f64>,
     pub cost_per_million_usd: Option<f64>,
     pub meets_slo: bool,
     pub recommended: bool,
@@ -104,7 +104,7 @@ fn rows(r: &crate::results::RunResults) -> Vec<TierRow> {
             slo_latency_s,
             total_usd: None,
             npv_usd: None,
-            npv_net_usd: None,
+            net_present_cost_usd: None,
             cost_per_million_usd: None,
             meets_slo: t.meets_slo(),
             recommended: false,
@@ -123,7 +123,7 @@ fn rows(r: &crate::results::RunResults) -> Vec<TierRow> {
                 units: o.yearly.iter().map(|y| y.units).collect(),
                 total_usd: finite(o.total_usd),
                 npv_usd: finite(o.npv_usd),
-                npv_net_usd: finite(o.npv_net_usd),
+                net_present_cost_usd: finite(o.net_present_cost_usd),
                 cost_per_million_usd: o.cost_per_million_usd.and_then(finite),
                 recommended: best.is_some_and(|b| b.tier == t.name && b.option == o.option),
                 ..base.clone()

@@ -20,7 +20,7 @@ pub const FIXED_COLUMNS: &[&str] = &[
     "slo_latency_s",
     "total_usd",
     "npv_usd",
-    "npv_net_usd",
+    "net_present_cost_usd",
     "cost_per_million_usd",
     "meets_slo",
     "recommended",
@@ -253,7 +253,11 @@ impl Table {
         col("slo_latency_s", true, num(|r| r.slo_latency_s));
         col("total_usd", true, num(|r| r.total_usd));
         col("npv_usd", true, num(|r| r.npv_usd));
-        col("npv_net_usd", true, num(|r| r.npv_net_usd));
+        col(
+            "net_present_cost_usd",
+            true,
+            num(|r| r.net_present_cost_usd),
+        );
         col(
             "cost_per_million_usd",
             true,

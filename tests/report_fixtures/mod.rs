@@ -157,8 +157,11 @@ fn zero_option(option: DeploymentOption, years: u32) -> OptionCost {
         requests: 0.0,
         cost_per_million_usd: None,
         committed_beyond_horizon_usd: 0.0,
-        residual_value_usd: 0.0,
-        npv_net_usd: 0.0,
+        committed_beyond_horizon_pv_usd: 0.0,
+        beyond_horizon_usd: vec![],
+        resale_value_usd: 0.0,
+        book_value_usd: 0.0,
+        net_present_cost_usd: 0.0,
         reserved_base: vec![],
     }
 }

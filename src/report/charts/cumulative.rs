@@ -1,11 +1,13 @@
-//! The cumulative-cost chart: cash spent on each tier and option by the end of each year, with
-//! the points where an on-prem line crosses a cloud line (the break-even time) ringed. First of
+//! The cumulative-cost chart: each tier and option's discounted cost by the end of each year,
+//! ending at its net present cost (the ranking figure: a step at the horizon credits the resale of
+//! owned hardware and adds reservations owed after it), with the points where an on-prem line
+//! crosses a cloud line (the break-even time) ringed. First of
 //! the money charts [`super::render_all`] draws.
 
 use super::draw::{self, Head, LegendEntry};
 use super::line::{self, AxisSpec, Line, LineChart, Mark, money_axis};
 use super::{Built, ChartError, Context, Drawn, Series, Skipped, draw_error, option_name};
-use crate::cost::YearCost;
+use crate::cost::OptionCost;
 use crate::format;
 use crate::hardware::DeploymentOption;
 
@@ -38,13 +40,19 @@ fn merge_equal<'a, 'b>(curves: Vec<(&'b Series<'a>, Vec<(f64, f64)>)>) -> Vec<Me
     out
 }
 
-/// (end of year, cash spent so far), starting at (0, 0).
-fn cumulative_points(yearly: &[YearCost]) -> Vec<(f64, f64)> {
+/// (end of year, discounted cost so far), starting at (0, 0), and, when the option owns hardware
+/// or owes reservations past the horizon, a last point at the horizon with its net present cost:
+/// the line ends on the figure the options are ranked on.
+fn cumulative_points(cost: &OptionCost) -> Vec<(f64, f64)> {
     let mut acc = 0.0;
     let mut pts = vec![(0.0, 0.0)];
-    for y in yearly {
-        acc += y.total_usd;
+    for y in &cost.yearly {
+        acc += y.discounted_usd;
         pts.push((y.year as f64, acc));
+    }
+    let horizon = cost.yearly.len() as f64;
+    if (cost.net_present_cost_usd - acc).abs() >= 0.5 {
+        pts.push((horizon, cost.net_present_cost_usd));
     }
     pts
 }
@@ -54,6 +62,10 @@ fn cumulative_points(yearly: &[YearCost]) -> Vec<(f64, f64)> {
 pub(crate) fn crossings(a: &[(f64, f64)], b: &[(f64, f64)]) -> Vec<(f64, f64)> {
     let mut out = vec![];
     for i in 1..a.len().min(b.len()) {
+        if a[i - 1].0 == a[i].0 {
+            // The step at the horizon to the net present cost is not a point in time.
+            continue;
+        }
         let d0 = a[i - 1].1 - b[i - 1].1;
         let d1 = a[i].1 - b[i].1;
         if d0 * d1 < 0.0 {
@@ -74,7 +86,7 @@ pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
         .series
         .iter()
         .filter(|s| !s.cost.yearly.is_empty())
-        .map(|s| (s, cumulative_points(&s.cost.yearly)))
+        .map(|s| (s, cumulative_points(s.cost)))
         .collect();
     let curves: Vec<(&Series<'_>, Vec<(f64, f64)>)> = merge_equal(raw.clone())
         .into_iter()
@@ -91,29 +103,47 @@ pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
             "no tier has a costed deployment option",
         )));
     }
-    let years = curves.iter().map(|(_, p)| p.len() - 1).max().unwrap_or(1);
-    let at = |pts: &[(f64, f64)], y: usize| pts.get(y).map_or(f64::INFINITY, |p| p.1);
+    let years = curves
+        .iter()
+        .map(|(s, _)| s.cost.yearly.len())
+        .max()
+        .unwrap_or(1);
+    // At the horizon a line stands at its last point: the net present cost.
+    let at = |pts: &[(f64, f64)], y: usize| {
+        if y >= years {
+            pts.last().map_or(f64::INFINITY, |p| p.1)
+        } else {
+            pts.get(y).map_or(f64::INFINITY, |p| p.1)
+        }
+    };
+    // Ranked as the recommendation ranks: tiers that meet the contract first, then by net
+    // present cost, so the title names the option page 1 recommends.
     let mut order: Vec<usize> = (0..curves.len()).collect();
-    order.sort_by(|&a, &b| at(&curves[a].1, years).total_cmp(&at(&curves[b].1, years)));
+    order.sort_by(|&a, &b| {
+        (!curves[a].0.tier.meets_slo())
+            .cmp(&!curves[b].0.tier.meets_slo())
+            .then(at(&curves[a].1, years).total_cmp(&at(&curves[b].1, years)))
+    });
     let lead = order[0];
     let lead_name = option_name(&curves[lead].0.tier.name, curves[lead].0.cost.option);
+    // Lowest at every year-end from y on, and at the net present cost.
+    let year_end = |pts: &[(f64, f64)], y: usize| pts.get(y).map_or(f64::INFINITY, |p| p.1);
     let lowest_from = (1..=years).find(|&y| {
-        (y..=years).all(|yy| {
-            curves
-                .iter()
-                .all(|(_, p)| at(&curves[lead].1, yy) <= at(p, yy) + 0.5)
+        curves.iter().all(|(_, p)| {
+            at(&curves[lead].1, years) <= at(p, years) + 0.5
+                && (y..=years).all(|yy| year_end(&curves[lead].1, yy) <= year_end(p, yy) + 0.5)
         })
     });
     let title = if curves.len() == 1 {
         format!(
-            "{lead_name}: {} over {years} years",
+            "{lead_name}: net present cost {} over {years} years",
             format::usd_or_millions(at(&curves[lead].1, years))
         )
     } else {
         match lowest_from {
-            Some(1) => format!("{lead_name} has the lowest cumulative cost in every year"),
-            Some(y) => format!("{lead_name} has the lowest cumulative cost from year {y} on"),
-            None => format!("{lead_name} has the lowest cumulative cost after {years} years"),
+            Some(1) => format!("{lead_name} has the lowest discounted cost in every year"),
+            Some(y) => format!("{lead_name} has the lowest discounted cost from year {y} on"),
+            None => format!("{lead_name} has the lowest net present cost over {years} years"),
         }
     };
 
@@ -150,7 +180,7 @@ pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
     }
 
     let mut subtitle = format!(
-        "Cash spent by the end of each year, nominal USD, egress included. After {years} years: {} {}",
+        "Discounted cost by the end of each year, USD; at year {years} the net present cost: {} {}",
         lead_name,
         format::usd_or_millions(at(&curves[lead].1, years))
     );
@@ -193,7 +223,7 @@ pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
             fmt: Box::new(|v| format!("{}", v.round() as i64)),
             desc: "End of year".into(),
         },
-        y: money_axis(max, "Cumulative cost (USD)"),
+        y: money_axis(max, "Cumulative discounted cost (USD)"),
         y2: None,
         lines: curves
             .iter()
@@ -219,8 +249,11 @@ pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
         title,
         caption: format!(
             "Which option is cheapest over the {years}-year horizon, and when does buying pay off? \
-             Cash spent on each tier and option by the end of each year (nominal USD, egress \
-             included, residual value not subtracted). {rings}"
+             Each tier and option's cost by the end of each year, discounted at {rate} (egress \
+             included). The step at year {years} is where the line meets its net present cost, \
+             the figure options are ranked on: down by the resale value of owned hardware, up by \
+             reservation payments owed after the horizon. {rings}",
+            rate = format::percent(ctx.results.scenario.costs.discount_rate.value, 0)
         ),
         svg,
     }]))

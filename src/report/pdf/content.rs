@@ -150,14 +150,16 @@ fn title_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
             l,
             &format!("{}-year cash", s.horizon_years),
             &match best {
-                Some(o) if o.residual_value_usd > 0.0 => format!(
-                    "{} (NPV {}; net of the hardware's residual value {})",
-                    usd(rec.best.total_usd),
-                    usd(o.npv_usd),
-                    usd(rec.best.npv_net_usd)
-                ),
                 Some(o) => format!("{} (NPV {})", usd(rec.best.total_usd), usd(o.npv_usd)),
                 None => usd(rec.best.total_usd),
+            },
+        );
+        fact(
+            l,
+            "Net present cost",
+            &match best {
+                Some(o) => ranking_explained(o, s.horizon_years),
+                None => usd(rec.best.net_present_cost_usd),
             },
         );
         if let Some(cpm) = best.and_then(|o| o.cost_per_million_usd) {
@@ -169,7 +171,7 @@ fn title_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
                 l,
                 "Runner-up",
                 &format!(
-                    "{} · {}, {} more by NPV net of residual value ({})",
+                    "{} · {}, {} more by net present cost ({})",
                     ru.tier,
                     ru.option,
                     usd(m),
@@ -299,8 +301,9 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         &format!(
             "Each tier and deployment option over {years} years. Totals are cash spent in \
              nominal US dollars; NPV discounts them at {} a year (capex at the start of its year, \
-             running costs at mid-year). Options are ranked on NPV net of the hardware's \
-             residual value, among tiers that meet the latency contract ({}) in every year. The \
+             running costs at mid-year). Options are ranked on net present cost (the NPV, \
+             less the resale of owned hardware at the end, plus reservations owed after it), \
+             among tiers that meet the latency contract ({}) in every year. The \
              recommended row is shaded.",
             format::percent_short(r.scenario.costs.discount_rate.value, 1),
             r.scenario.slo
@@ -317,11 +320,9 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         .tiers
         .iter()
         .any(|t| t.capacity.iter().any(|c| c.latency.is_some()));
-    let residual = r
-        .tiers
-        .iter()
-        .flat_map(|t| &t.options)
-        .any(|o| o.residual_value_usd > 0.0);
+    let options = || r.tiers.iter().flat_map(|t| &t.options);
+    let resale = options().any(|o| o.resale_value_usd > 0.0);
+    let owed = options().any(|o| o.committed_beyond_horizon_usd > 0.0);
     let mut cols = vec![
         Column::left("Tier"),
         Column::left("Option"),
@@ -330,12 +331,8 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     if simulated {
         cols.push(Column::right(format!("p99 year {years}")));
     }
-    cols.push(Column::right(format!("{years}-year total")));
-    cols.push(Column::right("NPV"));
-    if residual {
-        cols.push(Column::right(format!("Residual value y{years}")));
-        cols.push(Column::right("NPV net of residual"));
-    }
+    cols.push(Column::right(format!("{years}-year cash")));
+    cols.push(Column::right("Net present cost"));
     cols.push(Column::right("$ per million requests"));
     cols.push(Column::left("Meets SLO"));
     let best = r
@@ -362,15 +359,7 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
                 );
             }
             cells.push(usd(o.total_usd));
-            cells.push(usd(o.npv_usd));
-            if residual {
-                cells.push(if o.residual_value_usd > 0.0 {
-                    usd(o.residual_value_usd)
-                } else {
-                    MISSING.into()
-                });
-                cells.push(usd(o.npv_net_usd));
-            }
+            cells.push(usd(o.net_present_cost_usd));
             cells.push(o.cost_per_million_usd.map_or(MISSING.into(), usd_cents));
             cells.push(if t.meets_slo() { "yes" } else { "no" }.into());
             let chosen = best
@@ -392,6 +381,7 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
             rows,
             size: SMALL,
         });
+        ranking_table(l, r, resale, owed);
     }
 
     if !r.break_even.is_empty() {
@@ -623,51 +613,15 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
 
     l.heading("What the model leaves out", 2, 60.0);
     let mut caveats: Vec<String> = vec![];
-    let residuals: Vec<String> = r
-        .tiers
-        .iter()
-        .flat_map(|t| {
-            t.options
-                .iter()
-                .filter(|o| o.residual_value_usd > 0.0)
-                .map(move |o| format!("{} · {} {}", t.name, o.option, usd(o.residual_value_usd)))
-        })
-        .collect();
     caveats.push(format!(
-        "Residual value is reported, not subtracted from the totals: totals are cash spent. The \
-         recommendation ranks on NPV net of the residual value (straight-line book value of the \
-         hardware at the end of year {years}){}",
-        if residuals.is_empty() {
-            ".".to_string()
-        } else {
-            format!(": {}.", residuals.join("; "))
-        }
-    ));
-    let beyond: Vec<String> = r
-        .tiers
-        .iter()
-        .flat_map(|t| {
-            t.options
-                .iter()
-                .filter(|o| o.committed_beyond_horizon_usd > 0.0)
-                .map(move |o| {
-                    format!(
-                        "{} · {} {}",
-                        t.name,
-                        o.option,
-                        usd(o.committed_beyond_horizon_usd)
-                    )
-                })
-        })
-        .collect();
-    caveats.push(format!(
-        "Reservations run their full term: a commitment made late in the horizon is still owed \
-         after year {years}, and that amount is not in the totals{}",
-        if beyond.is_empty() {
-            " (none in this run).".to_string()
-        } else {
-            format!(": {}.", beyond.join("; "))
-        }
+        "Options are ranked on net present cost: the cash inside the {years} years discounted at \
+         {rate}, less what the owned hardware would sell for at the end of year {years} \
+         ({resale_pct} of its remaining value lost a year), plus the reservation payments still \
+         owed after it. Every option is valued as if the service stopped at the horizon. Book \
+         value (straight-line over {life} years) is for the accounts and does not enter it.",
+        rate = format::percent(r.scenario.costs.discount_rate.value, 0),
+        resale_pct = format::percent(r.scenario.costs.resale_decline_per_year.value, 0),
+        life = r.scenario.costs.depreciation_years.value,
     ));
     caveats.extend([
         "No network or storage costs beyond egress: cluster networking is inside the on-prem \
@@ -747,4 +701,67 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         INK,
         0.0,
     );
+}
+
+/// "$1,234,567: NPV $1.4M, less resale $300,000, plus $208,289 owed after year 5" — the ranking
+/// figure with the adjustments that lead to it from the NPV of the cash.
+fn ranking_explained(o: &crate::cost::OptionCost, years: u32) -> String {
+    let mut parts = vec![format!("NPV of cash {}", usd(o.npv_usd))];
+    if o.resale_value_usd > 0.0 {
+        parts.push(format!(
+            "less resale {} at year {years}",
+            usd(o.resale_value_usd)
+        ));
+    }
+    if o.committed_beyond_horizon_usd > 0.0 {
+        parts.push(format!(
+            "plus {} owed after year {years}",
+            usd(o.committed_beyond_horizon_usd)
+        ));
+    }
+    format!("{} ({})", usd(o.net_present_cost_usd), parts.join(", "))
+}
+
+/// How each option's net present cost follows from the NPV of its cash: less the resale of the
+/// hardware it owns at the horizon, plus the reservations it owes after it.
+fn ranking_table(l: &mut Layout, r: &RunResults, resale: bool, owed: bool) {
+    let years = r.scenario.horizon_years;
+    let mut cols = vec![Column::left("Tier · option"), Column::right("NPV of cash")];
+    if resale {
+        cols.push(Column::right(format!("− resale at year {years}")));
+    }
+    if owed {
+        cols.push(Column::right(format!("+ owed after year {years}")));
+    }
+    cols.push(Column::right("= net present cost"));
+    let or_missing = |x: f64| if x > 0.0 { usd(x) } else { MISSING.into() };
+    let rows = r
+        .tiers
+        .iter()
+        .flat_map(|t| t.options.iter().map(move |o| (t, o)))
+        .map(|(t, o)| {
+            let mut cells = vec![format!("{} · {}", t.name, o.option), usd(o.npv_usd)];
+            if resale {
+                cells.push(or_missing(o.resale_value_usd));
+            }
+            if owed {
+                cells.push(or_missing(o.committed_beyond_horizon_usd));
+            }
+            cells.push(usd(o.net_present_cost_usd));
+            Row::new(cells)
+        })
+        .collect();
+    l.paragraph(
+        "The resale and the payments owed are shown at their value in the year they fall; the \
+         net present cost discounts them to today.",
+        SMALL,
+        false,
+        INK,
+        0.0,
+    );
+    l.table(&Table {
+        columns: cols,
+        rows,
+        size: SMALL,
+    });
 }
