@@ -18,17 +18,24 @@
 //! reserved  cloud_y       = committed_y · 8760 h · $/h   (commitments of T years, paid used or not)
 //! hybrid    cloud_y       = base_y · 8760 · $/h_reserved + Σ_h max(0, units_h − base_y) · $/h_on-demand
 //! cloud     egress_y      = requests_y · bytes/request / 1e9 · $/GB
-//! NPV       Σ_y capex_y/(1+r)^(y−1) + (everything else)_y/(1+r)^(y−½)
+//! every     software_y    = units running_y · licence per unit-year      (see `efficiency`)
+//!           engineering_1 = the tier's porting_usd, once, at the start of year 1
+//! on-prem   network_y     = installed_y · network $/unit-year
+//! every     energy_kwh_y  = (running unit-hours · P_idle + busy unit-hours · (P_max − P_idle)) · PUE
+//!                           (on-prem `pue`, cloud `cloud_pue`; carbon_y = energy_kwh_y · grid intensity)
+//! NPV       Σ_y (capex + engineering)_y/(1+r)^(y−1) + (everything else)_y/(1+r)^(y−½)
 //! ```
 //!
 //! Capex is paid at the start of its year; running costs accrue through the year, so they are
 //! discounted at mid-year (the usual mid-year convention of capital budgeting).
 
+pub mod efficiency;
 pub mod inputs;
 
 use serde::Serialize;
 
 use crate::capacity::FleetYear;
+pub use crate::cost::efficiency::TierCosts;
 use crate::cost::inputs::CostInputs;
 use crate::hardware::{DeploymentOption, Profile};
 use crate::units::{DAYS_PER_YEAR, HOURS_PER_YEAR};
@@ -50,15 +57,28 @@ pub struct YearCost {
     pub staff_usd: f64,
     pub cloud_usd: f64,
     pub egress_usd: f64,
+    /// Software licences for the units running (see [`efficiency`]).
+    pub software_usd: f64,
+    /// One-time porting and engineering (the tier's `porting_usd`), paid at the start of
+    /// year 1.
+    pub engineering_usd: f64,
+    /// On-prem network running cost beyond the installation share.
+    pub network_usd: f64,
     pub total_usd: f64,
     pub discounted_usd: f64,
     pub requests: f64,
+    /// Facility energy (IT × PUE) of the units running \[kWh\], from the power model even
+    /// when the tier pays an all-in hourly power price; cloud options use `cloud_pue`.
+    pub energy_kwh: f64,
+    /// `energy_kwh` × `grid_kg_co2e_per_kwh` \[kg CO2e\].
+    pub carbon_kg: f64,
 }
 
 impl YearCost {
-    /// What is paid at the start of the year (discounted from the year's start): capex.
+    /// What is paid at the start of the year (discounted from the year's start): capex and
+    /// one-time engineering.
     pub fn start_of_year_usd(&self) -> f64 {
-        self.capex_usd
+        self.capex_usd + self.engineering_usd
     }
 
     /// What accrues through the year (discounted at mid-year): every other line.
@@ -69,6 +89,8 @@ impl YearCost {
             + self.staff_usd
             + self.cloud_usd
             + self.egress_usd
+            + self.software_usd
+            + self.network_usd
     }
 }
 
@@ -109,9 +131,21 @@ pub struct OptionCost {
     /// Hybrid: the reserved base chosen per year.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reserved_base: Vec<u32>,
+    /// Facility energy over the horizon \[kWh\] (Σ yearly `energy_kwh`).
+    pub energy_kwh: f64,
+    /// Facility energy per request served \[J\]; absent when nothing is served.
+    pub energy_per_request_j: Option<f64>,
+    /// Facility energy per million requests served \[kWh\]; absent when nothing is served.
+    pub kwh_per_million_requests: Option<f64>,
+    /// Requests per second per watt of IT power at the last year's peak (see
+    /// [`efficiency::rps_per_watt`]); absent when nothing is served at the peak.
+    pub rps_per_watt: Option<f64>,
+    /// Carbon over the horizon \[kg CO2e\] (Σ yearly `carbon_kg`).
+    pub carbon_kg: f64,
 }
 
 /// Cost of one option. `energy_override` is an all-in power-and-cooling price per unit-hour.
+/// The tier's other settings are left at their defaults (see [`option_cost_for`]).
 pub fn option_cost(
     option: DeploymentOption,
     profile: &Profile,
@@ -119,6 +153,23 @@ pub fn option_cost(
     inputs: &CostInputs,
     energy_override: Option<f64>,
 ) -> OptionCost {
+    let tier = TierCosts {
+        energy_override,
+        ..TierCosts::default()
+    };
+    option_cost_for(option, profile, fleet, inputs, &tier)
+}
+
+/// Cost of one option of a tier, with the tier's own cost settings: its all-in power price,
+/// licence override, porting cost and peak load.
+pub fn option_cost_for(
+    option: DeploymentOption,
+    profile: &Profile,
+    fleet: &[FleetYear],
+    inputs: &CostInputs,
+    tier: &TierCosts,
+) -> OptionCost {
+    let energy_override = tier.energy_override;
     let price = profile.price(option).map_or(0.0, |c| c.value);
     let mut out = match option {
         DeploymentOption::OnPrem => on_prem(price, profile, fleet, inputs, energy_override),
@@ -137,7 +188,9 @@ pub fn option_cost(
             hybrid(option, price, od, fleet, inputs)
         }
     };
+    efficiency::add_lines(&mut out, profile, fleet, inputs, tier);
     finish(&mut out, inputs.discount_rate.value);
+    efficiency::summarize(&mut out, profile, fleet, tier);
     out
 }
 
@@ -163,6 +216,11 @@ fn empty(option: DeploymentOption, fleet: &[FleetYear]) -> OptionCost {
         book_value_usd: 0.0,
         net_present_cost_usd: 0.0,
         reserved_base: vec![],
+        energy_kwh: 0.0,
+        energy_per_request_j: None,
+        kwh_per_million_requests: None,
+        rps_per_watt: None,
+        carbon_kg: 0.0,
     }
 }
 
@@ -196,14 +254,11 @@ fn on_prem(
         y.units_added = purchased;
         y.capex_usd = purchased as f64 * price * (1.0 + c.install_share_of_capex.value);
         y.maintenance_usd = n * price * c.maintenance_share_per_year.value;
+        // Energy from the power model; an all-in hourly price replaces its cost, not its kWh.
+        y.energy_kwh = n * HOURS_PER_YEAR * (idle_kw + (peak_kw - idle_kw) * u) * c.pue.value;
         y.energy_usd = match energy_override {
             Some(per_hour) => n * HOURS_PER_YEAR * per_hour,
-            None => {
-                n * HOURS_PER_YEAR
-                    * (idle_kw + (peak_kw - idle_kw) * u)
-                    * c.pue.value
-                    * c.electricity_usd_per_kwh.value
-            }
+            None => y.energy_kwh * c.electricity_usd_per_kwh.value,
         };
         y.space_usd = n * peak_kw * c.colocation_usd_per_kw_month.value * 12.0;
         y.staff_usd = n / c.units_per_admin.value * c.admin_cost_usd_per_year.value;

@@ -231,6 +231,20 @@ pub fn rate(v: f64) -> String {
     grouped(v, d)
 }
 
+/// About three significant figures at any magnitude, grouped: "1,235", "12.3", "0.00412",
+/// "0" (a power of ten below 10⁻⁴). For physical quantities that span decades (joules per
+/// request, requests per watt).
+pub fn figures3(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return grouped(x, 0);
+    }
+    if x.abs() < 1e-4 {
+        return plain(x);
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    grouped(x, (2 - magnitude).max(0) as usize)
+}
+
 /// A fraction as a percentage with `decimals` decimals: 0.123 → "12 %" (0 decimals).
 pub fn percent(fraction: f64, decimals: usize) -> String {
     with_unit(grouped(fraction * 100.0, decimals), "%")
@@ -323,6 +337,17 @@ pub fn flops(f: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn three_figures_at_any_magnitude() {
+        assert_eq!(figures3(1234.6), "1,235");
+        assert_eq!(figures3(12.34), "12.3");
+        assert_eq!(figures3(0.004123), "0.00412");
+        assert_eq!(figures3(-0.5), "-0.500");
+        assert_eq!(figures3(0.0), "0");
+        assert_eq!(figures3(f64::NAN), MISSING);
+        assert_eq!(figures3(2e-300), "2 × 10⁻³⁰⁰");
+    }
 
     #[test]
     fn grouping_keeps_signs_and_carries() {

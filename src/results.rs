@@ -211,7 +211,13 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
         let capacity = input.years;
         let tier = &scenario.tiers[input.index];
         let fleet: Vec<_> = capacity.iter().map(|c| c.fleet.clone()).collect();
-        let energy = tier.energy_override.as_ref().map(|c| c.value);
+        let costs = cost::TierCosts {
+            energy_override: tier.energy_override.as_ref().map(|c| c.value),
+            software_usd_per_unit_year: tier.software_override.as_ref().map(|c| c.value),
+            porting_usd: tier.porting.as_ref().map_or(0.0, |c| c.value),
+            peak_rps: capacity.last().map_or(0.0, |c| c.peak_rps),
+            unit_throughput_rps: input.unit_throughput_rps,
+        };
         // A tier with no fleet that meets the contract — infeasible at any size, or not within
         // simulation.max_units — has no plan to cost.
         let infeasible = capacity
@@ -232,7 +238,7 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
         } else {
             tier.options
                 .iter()
-                .map(|&o| cost::option_cost(o, &tier.profile, &fleet, &scenario.costs, energy))
+                .map(|&o| cost::option_cost_for(o, &tier.profile, &fleet, &scenario.costs, &costs))
                 .collect()
         };
         drop_hybrids_equal_to_reservations(&tier.name, &mut options, &mut same_as_reserved);

@@ -71,6 +71,10 @@ pub struct Tier {
     pub batching: Batching,
     /// How often an autoscaled cloud fleet may change size \[hours\].
     pub autoscale_interval_h: u32,
+    /// Software licences per unit-year \[USD\], replacing the per-GPU default.
+    pub software_override: Option<Cited>,
+    /// One-time porting and engineering \[USD\], paid at the start of year 1.
+    pub porting: Option<Cited>,
     /// The service-time plan of this tier's profile, workload, precision and batching, computed
     /// once here (validation already needs it to check that the model fits) and kept, so the
     /// capacity plan and the reports never recompute it. Derived, not an input, so not
@@ -189,6 +193,12 @@ impl Scenario {
         for t in &self.tiers {
             if let Some(e) = &t.energy_override {
                 out.push(InputRecord::new(&t.name, "energy_usd_per_unit_hour", e));
+            }
+            if let Some(e) = &t.software_override {
+                out.push(InputRecord::new(&t.name, "software_usd_per_unit_year", e));
+            }
+            if let Some(e) = &t.porting {
+                out.push(InputRecord::new(&t.name, "porting_usd", e));
             }
             if !seen.insert(t.profile.name.clone()) {
                 continue;
@@ -416,6 +426,12 @@ const MIN_UTILIZATION: f64 = 0.01;
 /// The dearest all-in power and cooling a unit-hour may cost \[USD\]: the seed's 8×H100 server
 /// costs $0.87/h, and the dearest cloud instance $100/h; ten times that.
 const MAX_ENERGY_USD_PER_UNIT_HOUR: f64 = 1_000.0;
+/// The dearest licences a unit-year may carry \[USD\]: NVIDIA AI Enterprise lists $4,500 per
+/// GPU-year, $36,000 for an 8-GPU server; a million is beyond any per-server software bill.
+const MAX_SOFTWARE_USD_PER_UNIT_YEAR: f64 = 1_000_000.0;
+/// The largest one-time porting cost \[USD\]: ten billion is beyond any engineering
+/// programme, custom-silicon NRE included.
+const MAX_PORTING_USD: f64 = 1e10;
 /// The largest published cost a reference may quote \[USD\]: a trillion dollars is beyond any
 /// fleet's lifetime cost.
 const MAX_REFERENCE_USD: f64 = 1e12;
@@ -673,6 +689,32 @@ fn validate_tier(
         )?,
         None => 1,
     };
+    let money = |v: &Option<Spanned<f64>>, key: &str, max: f64, text: &str, cite| {
+        v.as_ref()
+            .map(|e| {
+                NumberCheck {
+                    source: src,
+                    field: &field(key),
+                }
+                .range(e, Some(0.0), false, Some(max), text)
+                .map(|x| user_cited(src, e, x, cite))
+            })
+            .transpose()
+    };
+    let software_override = money(
+        &t.software_usd_per_unit_year,
+        "software_usd_per_unit_year",
+        MAX_SOFTWARE_USD_PER_UNIT_YEAR,
+        "USD per unit-year from 0 to 1,000,000",
+        t.software_source.as_ref(),
+    )?;
+    let porting = money(
+        &t.porting_usd,
+        "porting_usd",
+        MAX_PORTING_USD,
+        "USD from 0 to 1e10",
+        t.porting_source.as_ref(),
+    )?;
     Ok(Tier {
         name,
         profile,
@@ -682,6 +724,8 @@ fn validate_tier(
         energy_override,
         batching,
         autoscale_interval_h,
+        software_override,
+        porting,
         plan,
     })
 }

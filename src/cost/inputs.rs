@@ -295,6 +295,58 @@ cost_inputs! {
         note: Some("charged to cloud options only; on-prem transit is inside the installation share"),
         help: "price of data sent out of the cloud (1 GB = 1e9 B; at most 5: the dearest published internet egress is under $0.5/GB, ×10)",
     },
+    cloud_pue {
+        unit: "ratio",
+        valid: Valid::from_to(1.0, 5.0, "a PUE from 1.0 to 5.0 (hyperscale clouds report 1.1–1.2)"),
+        default: 1.15, Cited,
+        source: [
+            "aws-pue-2024",
+            "AWS Sustainable Infrastructure: 'In 2024, AWS data centers reported a global PUE of 1.15'",
+            "https://aws.amazon.com/sustainability/data-centers/",
+            "2025"
+        ],
+        note: Some("Google reports ~1.10, Microsoft 1.18 fleet-wide; IDC puts the public-cloud average at 1.25. Energy and carbon only: a cloud price already includes power"),
+        help: "power usage effectiveness of the cloud provider's data centres, for the energy and carbon of cloud options (never their cost)",
+    },
+    grid_kg_co2e_per_kwh {
+        unit: "kg CO2e/kWh",
+        valid: Valid::from_to(0.0, 2.0, "kg CO2e per kWh from 0 to 2 (a coal-only grid emits about 1)"),
+        default: 0.366, Derived,
+        source: [
+            "eia-co2-2023",
+            "EIA FAQ 'How much carbon dioxide is produced per kilowatthour of U.S. electricity generation?' (2023: 1,532 Mt CO2 from 4,183 TWh, 0.81 lb/kWh)",
+            "https://www.eia.gov/tools/faqs/faq.php?id=74&t=3",
+            "2024"
+        ],
+        note: Some("1,532 Mt / 4,183 TWh = 0.366 kg/kWh: US average, location-based, CO2 only (methane and N2O add about 1 %); set your region's grid or your supplier's market-based factor"),
+        help: "carbon emitted per kWh of facility energy, for every option (location-based: the grid the units draw from, before any renewable-energy certificates)",
+    },
+    software_usd_per_gpu_year {
+        unit: "USD/GPU-year",
+        valid: Valid::from_to(0.0, 50_000.0, "USD per GPU-year from 0 to 50,000"),
+        default: 0.0, Estimate,
+        source: [
+            "nvaie-2023",
+            "NVIDIA Q3 FY2024 earnings call (J. Huang): 'NVIDIA AI Enterprise is $4,500 per GPU per year'",
+            "https://insidermonkey.com/blog/nvidia-corporation-nasdaqnvda-q3-2024-earnings-call-transcript-1227317/5",
+            "2023-11-21"
+        ],
+        note: Some("0: open-source serving stacks (vLLM, TGI, Triton's open build) need no licence; set 4,500 to run NVIDIA AI Enterprise / NIM (H100 PCIe and H200 NVL include a 5-year subscription)"),
+        help: "software licences per GPU and year, for units of GPU profiles (× the profile's GPUs per unit; at most 50,000: NVIDIA AI Enterprise's list price ×10); a tier's `software_usd_per_unit_year` overrides it",
+    },
+    network_usd_per_unit_year {
+        unit: "USD/unit-year",
+        valid: Valid::from_to(0.0, 1_000_000.0, "USD per unit-year from 0 to 1,000,000"),
+        default: 0.0, Estimate,
+        source: [
+            "network-share",
+            "tco-sim default: switches and cabling are in install_share_of_capex (Hamilton's 8 % network share of data-centre cost)",
+            "",
+            "2026-11"
+        ],
+        note: Some("0: nothing beyond the installation share; set it for switch-port support, a GPU fabric or transit contracts billed per server"),
+        help: "on-prem network running cost per installed unit and year (switch-port support, transit) beyond the installation share (at most 1,000,000: beyond any per-server network bill)",
+    },
 }
 
 /// The cited default of every cost assumption.

@@ -37,8 +37,13 @@ struct Row<'a> {
     staff_usd: String,
     cloud_usd: String,
     egress_usd: String,
+    software_usd: String,
+    engineering_usd: String,
+    network_usd: String,
     total_usd: String,
     discounted_usd: String,
+    energy_kwh: String,
+    carbon_kg: String,
 }
 
 /// Dollars and hours in the CSV: cents, no grouping.
@@ -75,8 +80,13 @@ pub fn csv(results: &RunResults) -> String {
                     staff_usd: f2(y.staff_usd),
                     cloud_usd: f2(y.cloud_usd),
                     egress_usd: f2(y.egress_usd),
+                    software_usd: f2(y.software_usd),
+                    engineering_usd: f2(y.engineering_usd),
+                    network_usd: f2(y.network_usd),
                     total_usd: f2(y.total_usd),
                     discounted_usd: f2(y.discounted_usd),
+                    energy_kwh: f2(y.energy_kwh),
+                    carbon_kg: f2(y.carbon_kg),
                 })
                 .expect("CSV rows serialize");
             }

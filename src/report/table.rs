@@ -1,5 +1,5 @@
 //! The terminal summary: tier × option with units per year, five-year total, NPV, cost per
-//! million requests; the break-even table; the recommendation and the notes.
+//! million requests; energy and carbon; the break-even table; the recommendation and the notes.
 
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 
@@ -53,6 +53,33 @@ pub fn break_even_cells(b: &crate::results::BreakEven) -> Vec<String> {
     ]
 }
 
+/// The headers of the energy-and-carbon table, beside [`efficiency_cells`].
+pub const EFFICIENCY_HEADERS: [&str; 7] = [
+    "tier",
+    "option",
+    "energy (MWh)",
+    "J / request",
+    "kWh / M req",
+    "req/s per W (peak)",
+    "t CO2e",
+];
+
+/// One row of the energy-and-carbon table: tier, option, facility energy over the horizon,
+/// energy per request and per million requests, requests per second per watt of IT power at
+/// the last year's peak, and carbon. The terminal and the PDF both show these cells.
+pub fn efficiency_cells(tier: &str, o: &crate::cost::OptionCost) -> Vec<String> {
+    let or_missing = |x: Option<f64>| x.map_or(MISSING.into(), format::figures3);
+    vec![
+        tier.to_string(),
+        o.option.label().into(),
+        format::figures3(o.energy_kwh / 1e3),
+        or_missing(o.energy_per_request_j),
+        or_missing(o.kwh_per_million_requests),
+        or_missing(o.rps_per_watt),
+        format::figures3(o.carbon_kg / 1e3),
+    ]
+}
+
 /// One published figure beside this run's, as table cells: label, tier · option, published
 /// total, this run's total, change, published break-even, this run's (seed form; exact).
 pub fn reference_cells(x: &crate::results::ReferenceComparison) -> Vec<String> {
@@ -81,6 +108,7 @@ pub fn render(r: &RunResults) -> String {
     );
     out.push_str(&capacity_table(r));
     out.push_str(&cost_table(r));
+    out.push_str(&efficiency_table(r));
     if !r.break_even.is_empty() {
         let mut b = table();
         b.set_header(vec![
@@ -286,6 +314,32 @@ fn cost_table(r: &RunResults) -> String {
         "\nCost over {years} years (◀ recommended; ranked on net present cost: the NPV of the cash, \
          less the resale of owned hardware at the end of year {years}, plus reservations owed after \
          it; $ / M req is that figure over the requests served, both discounted):\n{t}\n"
+    )
+}
+
+/// Energy and carbon of every costed tier × option over the horizon.
+fn efficiency_table(r: &RunResults) -> String {
+    let rows: Vec<Vec<String>> = r
+        .tiers
+        .iter()
+        .flat_map(|t| t.options.iter().map(|o| efficiency_cells(&t.name, o)))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut t = table();
+    t.set_header(EFFICIENCY_HEADERS.to_vec());
+    for row in rows {
+        t.add_row(row);
+    }
+    right_align(&mut t, 2);
+    let c = &r.scenario.costs;
+    format!(
+        "\nEnergy and carbon over {} years (facility energy: on-prem PUE {}, cloud PUE {}; grid {} kg CO2e/kWh):\n{t}\n",
+        r.scenario.horizon_years,
+        format::trim(c.pue.value),
+        format::trim(c.cloud_pue.value),
+        format::trim(c.grid_kg_co2e_per_kwh.value),
     )
 }
 

@@ -153,6 +153,20 @@ pub struct TierFile {
     /// How often an autoscaled cloud fleet may change size \[hours\] (default 1: hour by hour).
     #[serde(default)]
     pub autoscale_interval_hours: Option<Spanned<i64>>,
+    /// Software licences per unit-year \[USD\], for any kind of unit, instead of
+    /// `costs.software_usd_per_gpu_year` × GPUs per unit.
+    #[serde(default)]
+    pub software_usd_per_unit_year: Option<Spanned<f64>>,
+    /// Where that figure comes from.
+    #[serde(default)]
+    pub software_source: Option<String>,
+    /// One-time porting and engineering cost of this tier \[USD\] (seed 004 §8.1 step 5: the
+    /// team's expertise with the platform's stack), paid at the start of year 1.
+    #[serde(default)]
+    pub porting_usd: Option<Spanned<f64>>,
+    /// Where that figure comes from.
+    #[serde(default)]
+    pub porting_source: Option<String>,
 }
 
 /// The `[costs]` table: any of the assumptions declared in [`crate::cost::inputs`], plus

@@ -163,6 +163,11 @@ fn zero_option(option: DeploymentOption, years: u32) -> OptionCost {
         book_value_usd: 0.0,
         net_present_cost_usd: 0.0,
         reserved_base: vec![],
+        energy_kwh: 0.0,
+        energy_per_request_j: None,
+        kwh_per_million_requests: None,
+        rps_per_watt: None,
+        carbon_kg: 0.0,
     }
 }
 

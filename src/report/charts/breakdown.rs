@@ -1,5 +1,5 @@
 //! The cost-breakdown charts: each year's cost split by component (capex, maintenance, energy,
-//! space, staff, cloud fees, egress) as stacked bars, one chart per tier and one panel per
+//! space, staff, cloud fees, egress; licences, porting and network) as stacked bars, one chart per tier and one panel per
 //! option, on one scale across tiers.
 
 use plotters::prelude::*;
@@ -13,7 +13,7 @@ use crate::format;
 /// A cost component: its label, its colour and how to read it off a year.
 type Component = (&'static str, RGBColor, fn(&YearCost) -> f64);
 
-fn components() -> [Component; 7] {
+fn components() -> [Component; 8] {
     [
         ("capex (purchase + install)", draw::OKABE_ITO[0], |y| {
             y.capex_usd
@@ -24,6 +24,12 @@ fn components() -> [Component; 7] {
         ("staff", draw::OKABE_ITO[4], |y| y.staff_usd),
         ("cloud instance fees", draw::OKABE_ITO[3], |y| y.cloud_usd),
         ("egress", draw::OKABE_ITO[2], |y| y.egress_usd),
+        // The palette's last free colour is black, too heavy for a minor line: mid grey.
+        (
+            "licences, porting, network",
+            RGBColor(0x99, 0x99, 0x99),
+            |y| y.software_usd + y.engineering_usd + y.network_usd,
+        ),
     ]
 }
 
@@ -253,8 +259,8 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
             title,
             caption: format!(
                 "Where does {}'s money go? Each year's cost split into capex (purchase and \
-                 installation), maintenance, energy, space, staff, cloud instance fees and egress; \
-                 one panel per option, one scale for every tier.",
+                 installation), maintenance, energy, space, staff, cloud instance fees, egress, and \
+                 licences, porting and network; one panel per option, one scale for every tier.",
                 t.name
             ),
             svg,

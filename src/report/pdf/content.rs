@@ -384,6 +384,8 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         ranking_table(l, r, resale, owed);
     }
 
+    energy_and_carbon(l, r);
+
     if !r.break_even.is_empty() {
         l.heading("Break-even daily use", 2, 60.0);
         l.paragraph(
@@ -454,6 +456,56 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
             l.bullet(&n.to_string(), BODY);
         }
     }
+}
+
+/// Energy and carbon of every option (seed 004 §5), the cells the terminal shows.
+fn energy_and_carbon(l: &mut Layout, r: &RunResults) {
+    let rows: Vec<Row> = r
+        .tiers
+        .iter()
+        .flat_map(|t| {
+            t.options
+                .iter()
+                .map(|o| Row::new(crate::report::table::efficiency_cells(&t.name, o)))
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let c = &r.scenario.costs;
+    l.heading("Energy and carbon", 2, 60.0);
+    l.paragraph(
+        &format!(
+            "Facility energy of the units each option keeps running over {} years (IT power from \
+             the profile's idle and peak power at the planned load, times a PUE of {} on-prem and \
+             {} in the cloud), per request served, and carbon at {} kg CO2e per kWh \
+             (location-based). Requests per second per watt divide the last year's peak rate by \
+             the IT power of the planned fleet carrying it, so they compare hardware, not data \
+             centres. The cloud's energy is not in its cost: the hourly price already pays for it.",
+            r.scenario.horizon_years,
+            format::trim(c.pue.value),
+            format::trim(c.cloud_pue.value),
+            format::trim(c.grid_kg_co2e_per_kwh.value),
+        ),
+        BODY,
+        false,
+        INK,
+        0.0,
+    );
+    l.gap(3.0);
+    l.table(&Table {
+        columns: vec![
+            Column::left("Tier"),
+            Column::left("Option"),
+            Column::right("Energy (MWh)"),
+            Column::right("J per request"),
+            Column::right("kWh per million"),
+            Column::right("Req/s per W (peak)"),
+            Column::right("t CO2e"),
+        ],
+        rows,
+        size: SMALL,
+    });
 }
 
 fn assumptions(l: &mut Layout, r: &RunResults) {
