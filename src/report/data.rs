@@ -36,7 +36,10 @@ struct Row<'a> {
     space_usd: String,
     staff_usd: String,
     cloud_usd: String,
+    prepaid_usd: String,
+    storage_usd: String,
     egress_usd: String,
+    support_usd: String,
     total_usd: String,
     discounted_usd: String,
 }
@@ -74,7 +77,10 @@ pub fn csv(results: &RunResults) -> String {
                     space_usd: f2(y.space_usd),
                     staff_usd: f2(y.staff_usd),
                     cloud_usd: f2(y.cloud_usd),
+                    prepaid_usd: f2(y.prepaid_usd),
+                    storage_usd: f2(y.storage_usd),
                     egress_usd: f2(y.egress_usd),
+                    support_usd: f2(y.support_usd),
                     total_usd: f2(y.total_usd),
                     discounted_usd: f2(y.discounted_usd),
                 })

@@ -153,6 +153,16 @@ pub struct TierFile {
     /// How often an autoscaled cloud fleet may change size \[hours\] (default 1: hour by hour).
     #[serde(default)]
     pub autoscale_interval_hours: Option<Spanned<i64>>,
+    /// The tier's service tolerates spot interruptions within its contract, so `spot` may be
+    /// recommended (default false).
+    #[serde(default)]
+    pub spot_meets_slo: Option<Spanned<bool>>,
+    /// Override the profile's yearly change of hourly prices (`price.change_per_year`).
+    #[serde(default)]
+    pub price_change_per_year: Option<Spanned<f64>>,
+    /// Where that figure comes from.
+    #[serde(default)]
+    pub price_change_source: Option<String>,
 }
 
 /// The `[costs]` table: any of the assumptions declared in [`crate::cost::inputs`], plus
