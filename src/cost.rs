@@ -588,10 +588,17 @@ pub fn cloud_line(profile: &Profile, cost: &OptionCost, fleet: &[FleetYear]) -> 
         .as_ref()
         .map_or(0.0, |c| c.value);
     let unit_years: f64 = fleet.iter().map(|f| f.units as f64).sum();
+    // The on-demand price of each year, under the profile's price trend (if any).
+    let g = profile.prices.change_per_year();
+    let od_y = |i: usize| price_in_year(od, g, i);
     match cost.option {
         DeploymentOption::OnDemand => CostLine {
             fixed_usd: 0.0,
-            per_hour_day_usd: unit_years * DAYS_PER_YEAR * od,
+            per_hour_day_usd: fleet
+                .iter()
+                .enumerate()
+                .map(|(i, f)| f.units as f64 * DAYS_PER_YEAR * od_y(i))
+                .sum(),
         },
         // Spot is paid per hour of use like on-demand, at the rate the option actually paid
         // (spot price × (1 + interruption overhead), with any price trend).
@@ -605,18 +612,23 @@ pub fn cloud_line(profile: &Profile, cost: &OptionCost, fleet: &[FleetYear]) -> 
             }
         }
         _ => {
-            let reserved_price = profile.price(cost.option).map_or(0.0, |c| c.value);
-            let committed: f64 = cost.yearly.iter().map(|y| y.units as f64).sum::<f64>()
-                * HOURS_PER_YEAR
-                * reserved_price;
-            let burst_unit_years: f64 = fleet
+            // What the commitments cost as the option paid them (lots priced in the year they
+            // are bought, upfront parts included): its instance fees less the burst it ran.
+            let committed: f64 = cost
+                .yearly
+                .iter()
+                .enumerate()
+                .map(|(i, y)| y.cloud_usd + y.prepaid_usd - y.instance_hours * od_y(i))
+                .sum();
+            let burst_per_hour_day: f64 = fleet
                 .iter()
                 .zip(&cost.yearly)
-                .map(|(f, y)| f.units.saturating_sub(y.units) as f64)
+                .enumerate()
+                .map(|(i, (f, y))| f.units.saturating_sub(y.units) as f64 * DAYS_PER_YEAR * od_y(i))
                 .sum();
             CostLine {
                 fixed_usd: committed,
-                per_hour_day_usd: burst_unit_years * DAYS_PER_YEAR * od,
+                per_hour_day_usd: burst_per_hour_day,
             }
         }
     }
@@ -866,6 +878,30 @@ mod tests {
         let mut set = c.clone();
         set.egress_usd_per_gb = crate::cite::Cited::user(0.05, "s.toml:9".into());
         assert!((egress(f, &set, oci) - 12_000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_break_even_lines_price_the_trend_as_the_totals_do() {
+        // An always-on fleet at 24 h/day pays exactly what the option's fees say, trend and
+        // upfront payments included.
+        let profile = p5();
+        let fleet = always_on(5, 0.0);
+        let mut c = bare();
+        c.reserved_upfront_share.value = 0.5;
+        for o in [DeploymentOption::OnDemand, DeploymentOption::Reserved3y] {
+            let cost = option_cost(o, &profile, &fleet, &c, None);
+            let fees: f64 = cost
+                .yearly
+                .iter()
+                .map(|y| y.cloud_usd + y.prepaid_usd)
+                .sum();
+            let line = cloud_line(&profile, &cost, &fleet);
+            assert!(
+                (line.at(24.0) - fees).abs() < 1e-6,
+                "{o}: {} vs {fees}",
+                line.at(24.0)
+            );
+        }
     }
 
     #[test]
