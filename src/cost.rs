@@ -14,20 +14,32 @@
 //!                           (or installed_y · 8760 h · all-in $/unit-h when the tier gives one)
 //!           space_y       = installed_y · P_max · $/kW-month · 12
 //!           staff_y       = installed_y / units_per_admin · admin cost
-//! on-demand cloud_y       = instance-hours_y · $/h   (hour by hour from the traffic curve)
-//! reserved  cloud_y       = committed_y · 8760 h · $/h   (commitments of T years, paid used or not)
-//! hybrid    cloud_y       = base_y · 8760 · $/h_reserved + Σ_h max(0, units_h − base_y) · $/h_on-demand
-//! cloud     egress_y      = requests_y · bytes/request / 1e9 · $/GB
+//! prices    p_y           = p · (1 + g)^(y−1)   (g = the profile's price.change_per_year, else 0)
+//! on-demand cloud_y       = instance-hours_y · p_y   (hour by hour from the traffic curve)
+//! spot      cloud_y       = instance-hours_y · p_spot,y · (1 + spot_interruption_overhead)
+//! reserved  a lot of n units bought in year s for T years, upfront share u, discount d(u):
+//!           rate_s        = p_s · (1 − d(u))               (kept for the whole term)
+//!           prepaid_s     = u · n · rate_s · 8760 · T     (paid at the start of year s)
+//!           cloud_y       = Σ_live lots (1 − u) · n · rate_s · 8760   (paid used or not)
+//! hybrid    cloud_y       = reserved base as above + Σ_h max(0, units_h − base_y) · p_od,y
+//! cloud     storage_y     = running instance-hours_y · GB/unit · $/GB-month · 12 / 8760
+//!           egress_y      = 12 · schedule(served requests_y · bytes/request / 1e9 / 12)   (per
+//!                           month: free allowance, then tiers; flat $/GB when [costs] sets
+//!                           egress_usd_per_gb)
+//!           support_y     = support share · (cloud + prepaid + storage + egress)_y
 //! every     software_y    = units running_y · licence per unit-year      (see `efficiency`)
 //!           engineering_1 = the tier's porting_usd, once, at the start of year 1
 //! on-prem   network_y     = installed_y · network $/unit-year
 //! every     energy_kwh_y  = (running unit-hours · P_idle + busy unit-hours · (P_max − P_idle)) · PUE
 //!                           (on-prem `pue`, cloud `cloud_pue`; carbon_y = energy_kwh_y · grid intensity)
-//! NPV       Σ_y (capex + engineering)_y/(1+r)^(y−1) + (everything else)_y/(1+r)^(y−½)
+//! NPV       Σ_y (capex + prepaid + engineering)_y/(1+r)^(y−1) + (everything else)_y/(1+r)^(y−½)
+//! ranking   net present cost = NPV + Σ_{y>H} owed_y/(1+r)^(y−½) − resale_H/(1+r)^H
+//! per M     cost per million = net present cost / Σ_y served_y/(1+r)^(y−½) × 1e6
 //! ```
 //!
-//! Capex is paid at the start of its year; running costs accrue through the year, so they are
-//! discounted at mid-year (the usual mid-year convention of capital budgeting).
+//! Capex and reservation prepayments are paid at the start of their year; running costs accrue
+//! through the year, so they are discounted at mid-year (the usual mid-year convention of
+//! capital budgeting).
 
 pub mod efficiency;
 pub mod inputs;
@@ -37,6 +49,7 @@ use serde::Serialize;
 use crate::capacity::FleetYear;
 pub use crate::cost::efficiency::TierCosts;
 use crate::cost::inputs::CostInputs;
+use crate::hardware::egress::EgressSchedule;
 use crate::hardware::{DeploymentOption, Profile};
 use crate::units::{DAYS_PER_YEAR, HOURS_PER_YEAR};
 
@@ -56,6 +69,10 @@ pub struct YearCost {
     pub space_usd: f64,
     pub staff_usd: f64,
     pub cloud_usd: f64,
+    /// Reservation payments made when a lot is bought (the upfront share of its whole term).
+    pub prepaid_usd: f64,
+    /// Block storage of the running cloud instances.
+    pub storage_usd: f64,
     pub egress_usd: f64,
     /// Software licences for the units running (see [`efficiency`]).
     pub software_usd: f64,
@@ -64,6 +81,8 @@ pub struct YearCost {
     pub engineering_usd: f64,
     /// On-prem network running cost beyond the installation share.
     pub network_usd: f64,
+    /// The provider's support plan, as a share of the cloud spend.
+    pub support_usd: f64,
     pub total_usd: f64,
     pub discounted_usd: f64,
     pub requests: f64,
@@ -76,9 +95,9 @@ pub struct YearCost {
 
 impl YearCost {
     /// What is paid at the start of the year (discounted from the year's start): capex and
-    /// one-time engineering.
+    /// reservation prepayments and one-time engineering.
     pub fn start_of_year_usd(&self) -> f64 {
-        self.capex_usd + self.engineering_usd
+        self.capex_usd + self.prepaid_usd + self.engineering_usd
     }
 
     /// What accrues through the year (discounted at mid-year): every other line.
@@ -88,9 +107,11 @@ impl YearCost {
             + self.space_usd
             + self.staff_usd
             + self.cloud_usd
+            + self.storage_usd
             + self.egress_usd
             + self.software_usd
             + self.network_usd
+            + self.support_usd
     }
 }
 
@@ -171,27 +192,43 @@ pub fn option_cost_for(
 ) -> OptionCost {
     let energy_override = tier.energy_override;
     let price = profile.price(option).map_or(0.0, |c| c.value);
+    let g = profile.prices.change_per_year();
+    let od = profile
+        .prices
+        .on_demand_usd_per_hour
+        .as_ref()
+        .map_or(0.0, |c| c.value);
     let mut out = match option {
         DeploymentOption::OnPrem => on_prem(price, profile, fleet, inputs, energy_override),
-        DeploymentOption::OnDemand => on_demand(price, fleet, inputs),
+        DeploymentOption::OnDemand => on_demand(option, price, g, 0.0, fleet),
+        DeploymentOption::Spot => on_demand(
+            option,
+            price,
+            g,
+            inputs.spot_interruption_overhead.value,
+            fleet,
+        ),
         DeploymentOption::Reserved1y | DeploymentOption::Reserved3y => {
             let term = option.term_years().unwrap_or(1);
             let targets: Vec<u32> = fleet.iter().map(|f| f.units).collect();
-            reserved(option, price, term, &targets, fleet, inputs)
+            reserved(option, price, g, term, &targets, fleet, inputs)
         }
         DeploymentOption::Hybrid1y | DeploymentOption::Hybrid3y => {
-            let od = profile
-                .prices
-                .on_demand_usd_per_hour
-                .as_ref()
-                .map_or(0.0, |c| c.value);
-            hybrid(option, price, od, fleet, inputs)
+            hybrid(option, price, od, g, fleet, inputs)
         }
     };
+    if option.is_cloud() {
+        cloud_extras(&mut out, fleet, inputs, profile.prices.egress);
+    }
     efficiency::add_lines(&mut out, profile, fleet, inputs, tier);
     finish(&mut out, inputs.discount_rate.value);
     efficiency::summarize(&mut out, profile, fleet, tier);
     out
+}
+
+/// An hourly price in year `index + 1` of the horizon under a yearly change `g`.
+pub fn price_in_year(price: f64, g: f64, index: usize) -> f64 {
+    price * (1.0 + g).powi(index as i32)
 }
 
 fn empty(option: DeploymentOption, fleet: &[FleetYear]) -> OptionCost {
@@ -279,19 +316,85 @@ fn on_prem(
     out
 }
 
-fn egress(f: &FleetYear, c: &CostInputs) -> f64 {
-    f.requests * c.egress_bytes_per_request.value / 1e9 * c.egress_usd_per_gb.value
+/// Whether the scenario set a flat egress price, which then overrides every schedule.
+fn flat_egress(c: &CostInputs) -> bool {
+    c.egress_usd_per_gb.source.key == "scenario"
 }
 
-fn on_demand(price: f64, fleet: &[FleetYear], c: &CostInputs) -> OptionCost {
-    let mut out = empty(DeploymentOption::OnDemand, fleet);
+/// A year's egress: the profile's schedule month by month (a twelfth of the year's bytes each
+/// month), or the flat price per GB when the scenario sets one or the profile names no schedule.
+pub fn egress(f: &FleetYear, c: &CostInputs, schedule: Option<&EgressSchedule>) -> f64 {
+    let gb = f.requests * c.egress_bytes_per_request.value / 1e9;
+    match schedule {
+        Some(s) if !flat_egress(c) => 12.0 * s.monthly_usd(gb / 12.0),
+        _ => gb * c.egress_usd_per_gb.value,
+    }
+}
+
+/// The lines every cloud option pays on top of its instances: block storage for each running
+/// instance, egress of the served responses, and the support plan on all of it.
+fn cloud_extras(
+    out: &mut OptionCost,
+    fleet: &[FleetYear],
+    c: &CostInputs,
+    schedule: Option<&EgressSchedule>,
+) {
+    let per_instance_hour =
+        c.cloud_storage_gb_per_unit.value * c.cloud_storage_usd_per_gb_month.value * 12.0
+            / HOURS_PER_YEAR;
+    let option = out.option;
     for (f, y) in fleet.iter().zip(out.yearly.iter_mut()) {
+        // Committed units run all year; on-demand, spot and a hybrid's burst run by the hour.
+        let running_hours = match option {
+            DeploymentOption::OnDemand | DeploymentOption::Spot => y.instance_hours,
+            _ => y.units as f64 * HOURS_PER_YEAR + y.instance_hours,
+        };
+        y.storage_usd = running_hours * per_instance_hour;
+        y.egress_usd = egress(f, c, schedule);
+        y.support_usd = c.cloud_support_share.value
+            * (y.cloud_usd + y.prepaid_usd + y.storage_usd + y.egress_usd);
+    }
+}
+
+/// On-demand or spot: instance-hours at the year's price, times `1 + overhead`.
+fn on_demand(
+    option: DeploymentOption,
+    price: f64,
+    g: f64,
+    overhead: f64,
+    fleet: &[FleetYear],
+) -> OptionCost {
+    let mut out = empty(option, fleet);
+    for (i, (f, y)) in fleet.iter().zip(out.yearly.iter_mut()).enumerate() {
         y.units = f.units;
         y.instance_hours = f.instance_hours();
-        y.cloud_usd = y.instance_hours * price;
-        y.egress_usd = egress(f, c);
+        y.cloud_usd = y.instance_hours * price_in_year(price, g, i) * (1.0 + overhead);
     }
     out
+}
+
+/// The share paid upfront and the discount it buys for a reservation of `term` years: the
+/// discount runs linearly from none (no upfront) through the Partial Upfront figure (share 0.5)
+/// to the All Upfront one (share 1).
+fn upfront(c: &CostInputs, term: u32) -> (f64, f64) {
+    let share = c.reserved_upfront_share.value.clamp(0.0, 1.0);
+    let (partial, all) = if term >= 3 {
+        (
+            c.reserved_3y_partial_upfront_discount.value,
+            c.reserved_3y_all_upfront_discount.value,
+        )
+    } else {
+        (
+            c.reserved_1y_partial_upfront_discount.value,
+            c.reserved_1y_all_upfront_discount.value,
+        )
+    };
+    let discount = if share <= 0.5 {
+        share / 0.5 * partial
+    } else {
+        partial + (share - 0.5) / 0.5 * (all - partial)
+    };
+    (share, discount)
 }
 
 /// Reservations bought in lots of `term` years so that the active commitment reaches each
@@ -320,6 +423,7 @@ fn commitments(targets: &[u32], term: u32) -> (Vec<u32>, Vec<u32>, Vec<(usize, u
 fn reserved(
     option: DeploymentOption,
     price: f64,
+    g: f64,
     term: u32,
     targets: &[u32],
     fleet: &[FleetYear],
@@ -327,17 +431,26 @@ fn reserved(
 ) -> OptionCost {
     let mut out = empty(option, fleet);
     let (active, added, lots) = commitments(targets, term);
-    for (i, (f, y)) in fleet.iter().zip(out.yearly.iter_mut()).enumerate() {
+    for (i, y) in out.yearly.iter_mut().enumerate() {
         y.units = active[i];
         y.units_added = added[i];
-        y.cloud_usd = active[i] as f64 * HOURS_PER_YEAR * price;
-        y.egress_usd = egress(f, c);
     }
+    let (share, discount) = upfront(c, term);
     let horizon = fleet.len();
-    let mut owed = vec![0.0; (term as usize).saturating_sub(1)];
-    for (start, n) in &lots {
-        for year in horizon..start + term as usize {
-            owed[year - horizon] += *n as f64 * HOURS_PER_YEAR * price;
+    let term = term.max(1) as usize;
+    let mut owed = vec![0.0; term.saturating_sub(1)];
+    for &(start, n) in &lots {
+        // A lot keeps the price of the year it is bought in for its whole term.
+        let year_cost =
+            n as f64 * HOURS_PER_YEAR * price_in_year(price, g, start) * (1.0 - discount);
+        out.yearly[start].prepaid_usd += share * year_cost * term as f64;
+        let hourly = (1.0 - share) * year_cost;
+        for y in &mut out.yearly[start..(start + term).min(horizon)] {
+            y.cloud_usd += hourly;
+        }
+        // Only the hourly part is still owed after the horizon: the upfront part was paid.
+        for year in horizon..start + term {
+            owed[year - horizon] += hourly;
         }
     }
     while owed.last() == Some(&0.0) {
@@ -380,20 +493,33 @@ fn hybrid(
     option: DeploymentOption,
     reserved_price: f64,
     od_price: f64,
+    g: f64,
     fleet: &[FleetYear],
     c: &CostInputs,
 ) -> OptionCost {
     let term = option.term_years().unwrap_or(1);
+    let (_, discount) = upfront(c, term);
+    // Prices move together, so the year's ratio (and the base) is the same with or without a
+    // trend; the effective reserved rate includes what the upfront payment buys.
     let bases: Vec<u32> = fleet
         .iter()
-        .map(|f| best_base(&f.hourly_units, f.units, reserved_price, od_price))
+        .enumerate()
+        .map(|(i, f)| {
+            best_base(
+                &f.hourly_units,
+                f.units,
+                price_in_year(reserved_price, g, i) * (1.0 - discount),
+                price_in_year(od_price, g, i),
+            )
+        })
         .collect();
     let cost_with = |targets: &[u32]| {
-        let mut out = reserved(option, reserved_price, term, targets, fleet, c);
-        for ((f, y), &base) in fleet
+        let mut out = reserved(option, reserved_price, g, term, targets, fleet, c);
+        for (i, ((f, y), &base)) in fleet
             .iter()
             .zip(out.yearly.iter_mut())
             .zip(&out_bases(targets, term))
+            .enumerate()
         {
             let burst_hours: f64 = if f.hourly_units.is_empty() {
                 f.units.saturating_sub(base) as f64 * HOURS_PER_YEAR
@@ -404,7 +530,7 @@ fn hybrid(
                     .sum()
             };
             y.instance_hours = burst_hours;
-            y.cloud_usd += burst_hours * od_price;
+            y.cloud_usd += burst_hours * price_in_year(od_price, g, i);
         }
         out.reserved_base = out_bases(targets, term);
         out
@@ -420,7 +546,12 @@ fn hybrid(
         // Chosen on the same footing as every total: cash inside the horizon. Payments a lot
         // owes past the horizon buy service past it and are reported, not counted.
         .min_by(|a, b| {
-            let cash = |o: &OptionCost| o.yearly.iter().map(|y| y.cloud_usd).sum::<f64>();
+            let cash = |o: &OptionCost| {
+                o.yearly
+                    .iter()
+                    .map(|y| y.cloud_usd + y.prepaid_usd)
+                    .sum::<f64>()
+            };
             cash(a).total_cmp(&cash(b))
         })
         .unwrap_or_else(|| empty(option, fleet))
@@ -566,24 +697,47 @@ pub fn cloud_line(profile: &Profile, cost: &OptionCost, fleet: &[FleetYear]) -> 
         .as_ref()
         .map_or(0.0, |c| c.value);
     let unit_years: f64 = fleet.iter().map(|f| f.units as f64).sum();
+    // The on-demand price of each year, under the profile's price trend (if any).
+    let g = profile.prices.change_per_year();
+    let od_y = |i: usize| price_in_year(od, g, i);
     match cost.option {
         DeploymentOption::OnDemand => CostLine {
             fixed_usd: 0.0,
-            per_hour_day_usd: unit_years * DAYS_PER_YEAR * od,
+            per_hour_day_usd: fleet
+                .iter()
+                .enumerate()
+                .map(|(i, f)| f.units as f64 * DAYS_PER_YEAR * od_y(i))
+                .sum(),
         },
+        // Spot is paid per hour of use like on-demand, at the rate the option actually paid
+        // (spot price × (1 + interruption overhead), with any price trend).
+        DeploymentOption::Spot => {
+            let hours: f64 = cost.yearly.iter().map(|y| y.instance_hours).sum();
+            let paid: f64 = cost.yearly.iter().map(|y| y.cloud_usd).sum();
+            let rate = if hours > 0.0 { paid / hours } else { 0.0 };
+            CostLine {
+                fixed_usd: 0.0,
+                per_hour_day_usd: unit_years * DAYS_PER_YEAR * rate,
+            }
+        }
         _ => {
-            let reserved_price = profile.price(cost.option).map_or(0.0, |c| c.value);
-            let committed: f64 = cost.yearly.iter().map(|y| y.units as f64).sum::<f64>()
-                * HOURS_PER_YEAR
-                * reserved_price;
-            let burst_unit_years: f64 = fleet
+            // What the commitments cost as the option paid them (lots priced in the year they
+            // are bought, upfront parts included): its instance fees less the burst it ran.
+            let committed: f64 = cost
+                .yearly
+                .iter()
+                .enumerate()
+                .map(|(i, y)| y.cloud_usd + y.prepaid_usd - y.instance_hours * od_y(i))
+                .sum();
+            let burst_per_hour_day: f64 = fleet
                 .iter()
                 .zip(&cost.yearly)
-                .map(|(f, y)| f.units.saturating_sub(y.units) as f64)
+                .enumerate()
+                .map(|(i, (f, y))| f.units.saturating_sub(y.units) as f64 * DAYS_PER_YEAR * od_y(i))
                 .sum();
             CostLine {
                 fixed_usd: committed,
-                per_hour_day_usd: burst_unit_years * DAYS_PER_YEAR * od,
+                per_hour_day_usd: burst_per_hour_day,
             }
         }
     }
@@ -682,6 +836,204 @@ mod tests {
                 .iter()
                 .all(|y| (y.maintenance_usd - 0.1 * price).abs() < 1e-6)
         );
+    }
+
+    fn p5() -> Profile {
+        let src = crate::input::SourceFile::from_text(
+            "embedded:aws-p5.48xlarge",
+            crate::hardware::embedded_text("aws-p5.48xlarge").unwrap(),
+        );
+        Profile::from_source(&src, Some("aws-p5.48xlarge")).unwrap()
+    }
+
+    fn always_on(years: u32, requests: f64) -> Vec<FleetYear> {
+        (1..=years)
+            .map(|year| FleetYear {
+                year,
+                units: 1,
+                utilization: 0.5,
+                hourly_units: vec![],
+                requests,
+            })
+            .collect()
+    }
+
+    /// Cost inputs with every cloud extra at zero, so a test sees one line at a time.
+    fn bare() -> CostInputs {
+        let mut c = crate::cost::inputs::default_costs();
+        c.cloud_storage_gb_per_unit.value = 0.0;
+        c.egress_bytes_per_request.value = 0.0;
+        c
+    }
+
+    #[test]
+    fn p5_on_demand_falls_by_the_derived_trend() {
+        let profile = p5();
+        let g = profile.prices.change_per_year();
+        assert_eq!(g, -0.168);
+        let c = option_cost(
+            DeploymentOption::OnDemand,
+            &profile,
+            &always_on(5, 0.0),
+            &bare(),
+            None,
+        );
+        // Year 3 pays 55.04 × (1 − 0.168)² = 55.04 × 0.692224 = $38.0000/h, all 8,760 h.
+        let rate_y3 = c.yearly[2].cloud_usd / HOURS_PER_YEAR;
+        assert!((rate_y3 - 55.04 * 0.692224).abs() < 1e-4, "{rate_y3}");
+        assert!((c.yearly[0].cloud_usd - 55.04 * HOURS_PER_YEAR).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_reservation_keeps_the_price_of_the_year_it_is_bought() {
+        // 1-year lots bought every year follow the trend; one 3-year lot keeps year 1's price.
+        let profile = p5();
+        let fleet = always_on(3, 0.0);
+        let r1 = option_cost(
+            DeploymentOption::Reserved1y,
+            &profile,
+            &fleet,
+            &bare(),
+            None,
+        );
+        let r3 = option_cost(
+            DeploymentOption::Reserved3y,
+            &profile,
+            &fleet,
+            &bare(),
+            None,
+        );
+        let y3_1y = 43.344 * 0.832f64.powi(2) * HOURS_PER_YEAR;
+        assert!((r1.yearly[2].cloud_usd - y3_1y).abs() < 1e-6);
+        assert!((r3.yearly[2].cloud_usd - 23.77728 * HOURS_PER_YEAR).abs() < 1e-6);
+    }
+
+    #[test]
+    fn an_all_upfront_three_year_lot_is_paid_at_its_start() {
+        let mut profile = p5();
+        profile.prices.change_per_year = None;
+        let mut c = bare();
+        c.reserved_upfront_share.value = 1.0;
+        c.discount_rate.value = 0.08;
+        let fleet = always_on(3, 0.0);
+        let r = option_cost(DeploymentOption::Reserved3y, &profile, &fleet, &c, None);
+        // 23.77728 × (1 − 0.1296) = $20.69575/h × 8,760 h × 3 years = $543,884.17, paid at the
+        // start of year 1, so its present value is the payment itself; nothing is paid hourly.
+        let upfront = 23.77728 * (1.0 - 0.1296) * HOURS_PER_YEAR * 3.0;
+        assert!((upfront - 543_884.17).abs() < 0.01, "{upfront}");
+        assert!((r.yearly[0].prepaid_usd - upfront).abs() < 1e-6);
+        assert!(r.yearly.iter().all(|y| y.cloud_usd == 0.0));
+        assert!((r.npv_usd - upfront).abs() < 1e-6, "{}", r.npv_usd);
+        assert_eq!(r.committed_beyond_horizon_usd, 0.0);
+        // No upfront: $208,288.97 a year, discounted at mid-year, so a higher NPV here
+        // (Σ 208,288.97 / 1.08^(y − ½) = $557,839.06).
+        c.reserved_upfront_share.value = 0.0;
+        let n = option_cost(DeploymentOption::Reserved3y, &profile, &fleet, &c, None);
+        let yearly = 23.77728 * HOURS_PER_YEAR;
+        let pv: f64 = (1..=3).map(|y| yearly / 1.08f64.powf(y as f64 - 0.5)).sum();
+        assert!((n.npv_usd - pv).abs() < 1e-6 && (pv - 557_839.06).abs() < 0.01);
+        assert!(n.npv_usd > r.npv_usd);
+        // Partial upfront (0.5): half paid upfront at the 7.41 % discount.
+        c.reserved_upfront_share.value = 0.5;
+        let p = option_cost(DeploymentOption::Reserved3y, &profile, &fleet, &c, None);
+        let rate = 23.77728 * (1.0 - 0.0741) * HOURS_PER_YEAR;
+        assert!((p.yearly[0].prepaid_usd - 0.5 * rate * 3.0).abs() < 1e-6);
+        assert!((p.yearly[1].cloud_usd - 0.5 * rate).abs() < 1e-6);
+        // A horizon of 2 years: the all-upfront lot owes nothing after it, the no-upfront lot
+        // owes its third year.
+        let two = always_on(2, 0.0);
+        c.reserved_upfront_share.value = 1.0;
+        let a2 = option_cost(DeploymentOption::Reserved3y, &profile, &two, &c, None);
+        assert_eq!(a2.committed_beyond_horizon_usd, 0.0);
+        c.reserved_upfront_share.value = 0.0;
+        let n2 = option_cost(DeploymentOption::Reserved3y, &profile, &two, &c, None);
+        assert!((n2.committed_beyond_horizon_usd - yearly).abs() < 1e-6);
+    }
+
+    #[test]
+    fn spot_pays_its_price_plus_the_interruption_overhead() {
+        let mut profile = p5();
+        profile.prices.change_per_year = None;
+        let c = bare();
+        let s = option_cost(
+            DeploymentOption::Spot,
+            &profile,
+            &always_on(1, 0.0),
+            &c,
+            None,
+        );
+        // 8,760 h × $28.106467 × 1.10 = $270,833.92.
+        assert!(
+            (s.yearly[0].cloud_usd - 270_833.916).abs() < 1e-3,
+            "{}",
+            s.yearly[0].cloud_usd
+        );
+    }
+
+    #[test]
+    fn aws_and_oci_egress_for_the_same_traffic() {
+        // 1.2e11 requests of 2,000 B = 240,000 GB a year = 20,000 GB a month.
+        let f = &always_on(1, 1.2e11)[0];
+        let c = crate::cost::inputs::default_costs();
+        let aws = crate::hardware::egress::schedule("aws-internet");
+        let oci = crate::hardware::egress::schedule("oci-internet");
+        // AWS: 12 × ((10,000 − 100) × 0.09 + 10,000 × 0.085) = 12 × 1,741 = $20,892.
+        assert!((egress(f, &c, aws) - 20_892.0).abs() < 1e-6);
+        // OCI: 12 × (20,000 − 10,000) × 0.0085 = $1,020.
+        assert!((egress(f, &c, oci) - 1_020.0).abs() < 1e-6);
+        // No schedule: the flat default, 240,000 × 0.09 = $21,600.
+        assert!((egress(f, &c, None) - 21_600.0).abs() < 1e-6);
+        // Set in the scenario, the flat price overrides the schedule.
+        let mut set = c.clone();
+        set.egress_usd_per_gb = crate::cite::Cited::user(0.05, "s.toml:9".into());
+        assert!((egress(f, &set, oci) - 12_000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn the_break_even_lines_price_the_trend_as_the_totals_do() {
+        // An always-on fleet at 24 h/day pays exactly what the option's fees say, trend and
+        // upfront payments included.
+        let profile = p5();
+        let fleet = always_on(5, 0.0);
+        let mut c = bare();
+        c.reserved_upfront_share.value = 0.5;
+        for o in [DeploymentOption::OnDemand, DeploymentOption::Reserved3y] {
+            let cost = option_cost(o, &profile, &fleet, &c, None);
+            let fees: f64 = cost
+                .yearly
+                .iter()
+                .map(|y| y.cloud_usd + y.prepaid_usd)
+                .sum();
+            let line = cloud_line(&profile, &cost, &fleet);
+            assert!(
+                (line.at(24.0) - fees).abs() < 1e-6,
+                "{o}: {} vs {fees}",
+                line.at(24.0)
+            );
+        }
+    }
+
+    #[test]
+    fn storage_and_support_are_added_to_cloud_options_only() {
+        let mut profile = p5();
+        profile.prices.change_per_year = None;
+        let mut c = bare();
+        c.cloud_storage_gb_per_unit.value = 200.0;
+        c.cloud_support_share.value = 0.05;
+        let od = option_cost(
+            DeploymentOption::OnDemand,
+            &profile,
+            &always_on(1, 0.0),
+            &c,
+            None,
+        );
+        let y = &od.yearly[0];
+        // 8,760 instance-hours × 200 GB × $0.08/GB-month × 12 / 8,760 = $192.
+        assert!((y.storage_usd - 192.0).abs() < 1e-9);
+        // Support: 5 % of (481,150.40 + 192) = $24,067.12.
+        let fees = 55.04 * HOURS_PER_YEAR;
+        assert!((y.support_usd - 0.05 * (fees + 192.0)).abs() < 1e-6);
+        assert!((y.total_usd - 1.05 * (fees + 192.0)).abs() < 1e-6);
     }
 
     #[test]

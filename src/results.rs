@@ -297,6 +297,21 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
             });
         }
     }
+    for t in &out_tiers {
+        if spot_meets_slo(scenario, &t.name) {
+            continue;
+        }
+        for o in t
+            .options
+            .iter()
+            .filter(|o| o.option == DeploymentOption::Spot)
+        {
+            notes.push(Note::SpotNotRecommended {
+                tier: t.name.clone(),
+                net_present_cost_usd: o.net_present_cost_usd,
+            });
+        }
+    }
     let break_even = break_even_table(scenario, &out_tiers);
     let recommendation = recommend(scenario, &out_tiers);
     let references = compare_references(scenario, &out_tiers, &break_even);
@@ -537,18 +552,31 @@ fn compare_references(
         .collect()
 }
 
-/// The cheapest option by NPV among tiers that meet the SLO every year.
+/// Whether the scenario's tier of this name takes spot capacity as meeting its contract.
+fn spot_meets_slo(scenario: &Scenario, tier: &str) -> bool {
+    scenario
+        .tiers
+        .iter()
+        .any(|t| t.name == tier && t.spot_meets_slo)
+}
+
+/// The cheapest option by NPV among tiers that meet the SLO every year (spot only where the
+/// tier says its service rides out interruptions).
 fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation> {
     let mut choices: Vec<Choice> = tiers
         .iter()
         .filter(|t| t.meets_slo())
         .flat_map(|t| {
-            t.options.iter().map(|o| Choice {
-                tier: t.name.clone(),
-                option: o.option,
-                net_present_cost_usd: o.net_present_cost_usd,
-                total_usd: o.total_usd,
-            })
+            let spot_ok = spot_meets_slo(scenario, &t.name);
+            t.options
+                .iter()
+                .filter(move |o| spot_ok || o.option != DeploymentOption::Spot)
+                .map(|o| Choice {
+                    tier: t.name.clone(),
+                    option: o.option,
+                    net_present_cost_usd: o.net_present_cost_usd,
+                    total_usd: o.total_usd,
+                })
         })
         .collect();
     // Cheapest first; on a tie the simpler option (on-prem < on-demand < reserved < hybrid).

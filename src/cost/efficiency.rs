@@ -65,7 +65,7 @@ impl TierCosts {
 fn running_unit_hours(option: DeploymentOption, f: &FleetYear, y: &YearCost) -> f64 {
     match option {
         DeploymentOption::OnPrem => y.units as f64 * HOURS_PER_YEAR,
-        DeploymentOption::OnDemand => y.instance_hours,
+        DeploymentOption::OnDemand | DeploymentOption::Spot => y.instance_hours,
         DeploymentOption::Reserved1y
         | DeploymentOption::Reserved3y
         | DeploymentOption::Hybrid1y

@@ -292,8 +292,125 @@ cost_inputs! {
             "https://aws.amazon.com/ec2/pricing/on-demand/",
             "2026"
         ],
-        note: Some("charged to cloud options only; on-prem transit is inside the installation share"),
-        help: "price of data sent out of the cloud (1 GB = 1e9 B; at most 5: the dearest published internet egress is under $0.5/GB, ×10)",
+        note: Some("charged to cloud options only; on-prem transit is inside the installation share. A profile that names its provider's egress schedule (AWS, OCI) is priced by that schedule instead, unless the scenario sets this key"),
+        help: "flat price of data sent out of the cloud: when the scenario sets it, it overrides every profile's egress schedule (free allowance and volume tiers); otherwise it prices only profiles that name no schedule (1 GB = 1e9 B; at most 5: the dearest published internet egress is under $0.5/GB, ×10)",
+    },
+    reserved_upfront_share {
+        unit: "fraction of the commitment",
+        valid: Valid::from_to(0.0, 1.0, "a fraction from 0 to 1: 0 no upfront, 0.5 partial, 1 all upfront"),
+        default: 0.0, Cited,
+        source: [
+            "aws-ri-payment",
+            "AWS EC2 Reserved Instances and Savings Plans: No Upfront, Partial Upfront and All Upfront payment options; the profiles' reserved rates are the No Upfront rates (instances.vantage.sh snapshot via tsaol/aws-gpu gpu_instances_raw.json@2d0108c)",
+            "https://aws.amazon.com/ec2/pricing/reserved-instances/pricing/",
+            "2025-11-30"
+        ],
+        note: Some("0 = No Upfront, the payment option the profiles' reserved prices are quoted for"),
+        help: "share of a reservation's whole-term cost paid when it is bought (0 no upfront, 0.5 partial, 1 all upfront); the rest is paid by the hour. The upfront part is paid at the start of the lot's first year and buys the discount below",
+    },
+    reserved_1y_partial_upfront_discount {
+        unit: "fraction of the no-upfront rate",
+        valid: Valid::from_to(0.0, 0.5, "a fraction from 0 to 0.5"),
+        default: 0.0476, Derived,
+        source: [
+            "vantage-ri-options-2025-11-30",
+            "instances.vantage.sh raw data as mirrored in tsaol/aws-gpu data/gpu_instances_raw.json@2d0108c: us-east-1 Linux reserved rates by payment option",
+            "https://github.com/tsaol/aws-gpu/blob/2d0108c7bd261c8e40493fbd35135437bd6c9099/data/gpu_instances_raw.json",
+            "2025-11-30"
+        ],
+        note: Some("p5.48xlarge 1-yr Convertible: 1 − 41.279954 / 43.344 = 0.0476 (g6.xlarge 1-yr Standard: 1 − 0.499033 / 0.52392 = 0.0475)"),
+        help: "how much cheaper, per effective hour, a 1-year Partial Upfront reservation is than No Upfront; between the payment options the discount is interpolated linearly in `reserved_upfront_share`",
+    },
+    reserved_1y_all_upfront_discount {
+        unit: "fraction of the no-upfront rate",
+        valid: Valid::from_to(0.0, 0.5, "a fraction from 0 to 0.5"),
+        default: 0.0667, Derived,
+        source: [
+            "vantage-ri-options-2025-11-30",
+            "instances.vantage.sh raw data as mirrored in tsaol/aws-gpu data/gpu_instances_raw.json@2d0108c: us-east-1 Linux reserved rates by payment option",
+            "https://github.com/tsaol/aws-gpu/blob/2d0108c7bd261c8e40493fbd35135437bd6c9099/data/gpu_instances_raw.json",
+            "2025-11-30"
+        ],
+        note: Some("p5.48xlarge 1-yr Convertible: 1 − 40.454452 / 43.344 = 0.0667 (g6.xlarge 1-yr Standard: 1 − 0.489041 / 0.52392 = 0.0666)"),
+        help: "how much cheaper, per effective hour, a 1-year All Upfront reservation is than No Upfront",
+    },
+    reserved_3y_partial_upfront_discount {
+        unit: "fraction of the no-upfront rate",
+        valid: Valid::from_to(0.0, 0.5, "a fraction from 0 to 0.5"),
+        default: 0.0741, Derived,
+        source: [
+            "vantage-ri-options-2025-11-30",
+            "instances.vantage.sh raw data as mirrored in tsaol/aws-gpu data/gpu_instances_raw.json@2d0108c: us-east-1 Linux reserved rates by payment option",
+            "https://github.com/tsaol/aws-gpu/blob/2d0108c7bd261c8e40493fbd35135437bd6c9099/data/gpu_instances_raw.json",
+            "2025-11-30"
+        ],
+        note: Some("p5.48xlarge 3-yr Standard: 1 − 22.015991 / 23.77728 = 0.0741 (g6.xlarge: 1 − 0.342025 / 0.3694 = 0.0741)"),
+        help: "how much cheaper, per effective hour, a 3-year Partial Upfront reservation is than No Upfront",
+    },
+    reserved_3y_all_upfront_discount {
+        unit: "fraction of the no-upfront rate",
+        valid: Valid::from_to(0.0, 0.5, "a fraction from 0 to 0.5"),
+        default: 0.1296, Derived,
+        source: [
+            "vantage-ri-options-2025-11-30",
+            "instances.vantage.sh raw data as mirrored in tsaol/aws-gpu data/gpu_instances_raw.json@2d0108c: us-east-1 Linux reserved rates by payment option",
+            "https://github.com/tsaol/aws-gpu/blob/2d0108c7bd261c8e40493fbd35135437bd6c9099/data/gpu_instances_raw.json",
+            "2025-11-30"
+        ],
+        note: Some("p5.48xlarge 3-yr Standard: 1 − 20.695053 / 23.77728 = 0.1296 (g6.xlarge: 1 − 0.321499 / 0.3694 = 0.1297)"),
+        help: "how much cheaper, per effective hour, a 3-year All Upfront reservation is than No Upfront",
+    },
+    spot_interruption_overhead {
+        unit: "fraction of spot instance-hours",
+        valid: Valid::from_to(0.0, 2.0, "a fraction from 0 to 2"),
+        default: 0.10, Estimate,
+        source: [
+            "spot-overhead",
+            "tco-sim estimate; AWS Spot Instance Advisor interruption frequencies as listed by instances.vantage.sh (p5.48xlarge 5–10 %, g4dn/g6/inf2 > 20 % of instances a month)",
+            "https://github.com/tsaol/aws-gpu/blob/2d0108c7bd261c8e40493fbd35135437bd6c9099/data/gpu_instances_raw.json",
+            "2025-11-30"
+        ],
+        note: Some("extra spot instance-hours for spare capacity, replacements booting and reloading the model, and requests re-run after an interruption; no published figure, set it from your own interruption history"),
+        help: "spot cost = instance-hours × spot price × (1 + this) (at most 2: running three times the hours to ride out interruptions is beyond any sensible use of spot)",
+    },
+    cloud_support_share {
+        unit: "fraction of cloud spend",
+        valid: Valid::from_to(0.0, 1.0, "a fraction from 0 to 1, e.g. 0.05 for 5 %"),
+        default: 0.0, Estimate,
+        source: [
+            "aws-support-pricing",
+            "AWS Support plan pricing: Business support costs the greater of $100/month or 10 % of the first $10K of monthly usage, 7 % from $10K to $80K, 5 % from $80K to $250K, 3 % beyond",
+            "https://aws.amazon.com/vi/premiumsupport/pricing/",
+            "2026"
+        ],
+        note: Some("0: support is billed per account on all of its usage, so what one service adds is the account's marginal rate (3–10 % on AWS Business, e.g. 5 % for an account spending $80K–250K a month); set that rate here. OCI includes basic support"),
+        help: "provider support plan as a share of a cloud option's spend (instances, upfront payments, storage and egress)",
+    },
+    cloud_storage_gb_per_unit {
+        unit: "GB per instance",
+        valid: Valid::from_to(0.0, 1e6, "GB from 0 to 1,000,000"),
+        default: 200.0, Estimate,
+        source: [
+            "storage-size",
+            "tco-sim estimate: a root volume, a serving container image and one copy of the model's weights (Llama-3-70B in fp16 is 140 GB; most models are far smaller)",
+            "",
+            "2026-11"
+        ],
+        note: Some("block storage attached to each running cloud instance; on-prem disks are in the purchase price. Set it from your image and weights"),
+        help: "block storage per running cloud instance, paid for every instance-hour (at most 1,000,000 GB: 64 volumes of the largest 16 TB EBS size is 1,000 TB)",
+    },
+    cloud_storage_usd_per_gb_month {
+        unit: "USD/GB-month",
+        valid: Valid::from_to(0.0, 10.0, "USD per GB-month from 0 to 10"),
+        default: 0.08, Estimate,
+        source: [
+            "aws-ebs-gp3",
+            "Amazon EBS pricing: General Purpose SSD (gp3) storage $0.08 per GB-month in US East (N. Virginia), 3,000 IOPS and 125 MB/s included",
+            "https://aws.amazon.com/ebs/pricing/",
+            "2026"
+        ],
+        note: Some("AWS's list rate as commonly quoted; no stored copy of the page with the figure was found (the EU page aws.eu/ebs/pricing has the same per-GB-month billing, in EUR), so it is marked an estimate"),
+        help: "price of that block storage (a month is 730 h; at most 10: the dearest provisioned-IOPS volumes cost under $1/GB-month, ×10)",
     },
     cloud_pue {
         unit: "ratio",

@@ -78,6 +78,14 @@ pub enum Note {
         needed: f64,
         percentile: String,
     },
+    /// A spot option was costed but left out of the recommendation: spot capacity can be taken
+    /// back at two minutes' notice, so it is not taken as meeting the contract unless the tier
+    /// sets `spot_meets_slo = true`.
+    SpotNotRecommended {
+        tier: String,
+        /// Its net present cost \[USD\], for comparison with the recommendation.
+        net_present_cost_usd: f64,
+    },
 }
 
 impl Note {
@@ -103,6 +111,9 @@ impl Note {
             ),
             Note::Estimates { .. } => Some(
                 "replace the estimates with your own quotes in [costs] and the profiles, each with its source",
+            ),
+            Note::SpotNotRecommended { .. } => Some(
+                "set spot_meets_slo = true on the tier if its service tolerates interruptions (retries, spare capacity, a fallback to on-demand)",
             ),
         }
     }
@@ -189,6 +200,14 @@ impl fmt::Display for Note {
             Note::Estimates { count } => write!(
                 f,
                 "{count} inputs are estimates, not sourced facts; the assumptions in report.pdf and results.json (basis \"estimate\") mark each one"
+            ),
+            Note::SpotNotRecommended {
+                tier,
+                net_present_cost_usd,
+            } => write!(
+                f,
+                "{tier} spot: costed (net present cost {}) but not recommended: spot capacity can be reclaimed at short notice, so it is not taken as meeting the contract",
+                crate::format::usd(*net_present_cost_usd)
             ),
         }
     }

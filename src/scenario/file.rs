@@ -167,6 +167,16 @@ pub struct TierFile {
     /// Where that figure comes from.
     #[serde(default)]
     pub porting_source: Option<String>,
+    /// The tier's service tolerates spot interruptions within its contract, so `spot` may be
+    /// recommended (default false).
+    #[serde(default)]
+    pub spot_meets_slo: Option<Spanned<bool>>,
+    /// Override the profile's yearly change of hourly prices (`price.change_per_year`).
+    #[serde(default)]
+    pub price_change_per_year: Option<Spanned<f64>>,
+    /// Where that figure comes from.
+    #[serde(default)]
+    pub price_change_source: Option<String>,
 }
 
 /// The `[costs]` table: any of the assumptions declared in [`crate::cost::inputs`], plus

@@ -265,6 +265,7 @@ pub(super) fn design_day(ctx: &Context<'_>) -> Result<Built, ChartError> {
             matches!(
                 o.option,
                 DeploymentOption::OnDemand
+                    | DeploymentOption::Spot
                     | DeploymentOption::Hybrid1y
                     | DeploymentOption::Hybrid3y
             )

@@ -676,18 +676,21 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         life = r.scenario.costs.depreciation_years.value,
     ));
     caveats.extend([
-        "No network or storage costs beyond egress: cluster networking is inside the on-prem \
-         installation share, and storage, load balancers and data transfer between zones are \
-         not modelled."
+        "Cloud network and storage: internet egress (the provider's schedule, or the flat \
+         egress_usd_per_gb the scenario sets) and block storage per running instance; load \
+         balancers and data transfer between zones are not modelled. Cluster networking is \
+         inside the on-prem installation share."
             .to_string(),
-        "Prices are held constant over the horizon: no cloud price cuts, hardware price changes, \
-         inflation or negotiated discounts."
+        "Cloud hourly prices follow the profile's price.change_per_year where it gives one (a \
+         reservation keeps the price of the year it is bought); otherwise prices are held \
+         constant. No inflation or negotiated discounts."
             .into(),
         "No taxes, tax shields of depreciation, financing costs, or costs of selling used \
          hardware."
             .into(),
-        "Cloud capacity is assumed to be there when asked for: no spot instances, no \
-         autoscaling lag, no shortage of reserved capacity."
+        "Cloud capacity is assumed to be there when asked for: no autoscaling lag, no shortage \
+         of reserved capacity. Spot is costed only where a tier lists it, with an interruption \
+         overhead, and is not recommended unless the tier sets spot_meets_slo."
             .into(),
         "Failures and maintenance windows are covered only by the utilization headroom; no \
          spare units are added."
