@@ -40,18 +40,25 @@
 //! Capex and reservation prepayments are paid at the start of their year; running costs accrue
 //! through the year, so they are discounted at mid-year (the usual mid-year convention of
 //! capital budgeting).
+//!
+//! The break-even — each option's net present cost as a straight line in hours of use per day
+//! — is in [`break_even`].
 
+pub mod break_even;
 pub mod efficiency;
 pub mod inputs;
 
 use serde::Serialize;
 
 use crate::capacity::FleetYear;
+pub use crate::cost::break_even::{
+    CostLine, ExactBreakEven, cloud_line, exact_break_even, on_prem_line, simplified_break_even,
+};
 pub use crate::cost::efficiency::TierCosts;
 use crate::cost::inputs::CostInputs;
 use crate::hardware::egress::EgressSchedule;
 use crate::hardware::{DeploymentOption, Profile};
-use crate::units::{DAYS_PER_YEAR, HOURS_PER_YEAR};
+use crate::units::HOURS_PER_YEAR;
 
 /// One year of one option.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -281,12 +288,7 @@ fn on_prem(
         let purchased = growth + refresh;
         bought.push(purchased);
         let n = installed as f64;
-        // The same load spread over every installed unit.
-        let u = if installed == 0 {
-            0.0
-        } else {
-            (f.utilization * f.units as f64 / n).clamp(0.0, 1.0)
-        };
+        let u = spread_utilization(f, installed);
         y.units = installed;
         y.units_added = purchased;
         y.capex_usd = purchased as f64 * price * (1.0 + c.install_share_of_capex.value);
@@ -314,6 +316,16 @@ fn on_prem(
         }
     }
     out
+}
+
+/// The year's load spread over every installed unit: the utilization on-prem energy is paid
+/// at, and the break-even's on-prem operating point.
+fn spread_utilization(f: &FleetYear, installed: u32) -> f64 {
+    if installed == 0 {
+        0.0
+    } else {
+        (f.utilization * f.units as f64 / installed as f64).clamp(0.0, 1.0)
+    }
 }
 
 /// Whether the scenario set a flat egress price, which then overrides every schedule.
@@ -609,171 +621,6 @@ fn finish(out: &mut OptionCost, rate: f64) {
         (requests_pv > 0.0).then(|| out.net_present_cost_usd / (requests_pv / 1e6));
 }
 
-/// The exact break-even in hours of use per day between an on-prem fleet and a cloud option.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "verdict", rename_all = "kebab-case")]
-pub enum ExactBreakEven {
-    /// The two cost the same at this many hours per day; on-prem is cheaper above it
-    /// (`on_prem_cheaper_above`) or below it.
-    At {
-        hours_per_day: f64,
-        on_prem_cheaper_above: bool,
-    },
-    /// On-prem is cheaper at every daily use from 0 to 24 h.
-    OnPremAlwaysCheaper,
-    /// The cloud option is cheaper at every daily use from 0 to 24 h.
-    CloudAlwaysCheaper,
-}
-
-/// Costs as a straight line in hours of use per day, h ∈ [0, 24]: `fixed + h · per_hour_day`,
-/// hardware only (egress excluded on both sides, as in seed 004).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct CostLine {
-    pub fixed_usd: f64,
-    pub per_hour_day_usd: f64,
-}
-
-impl CostLine {
-    pub fn at(&self, hours_per_day: f64) -> f64 {
-        self.fixed_usd + hours_per_day * self.per_hour_day_usd
-    }
-}
-
-/// On-prem as a cost line: everything is paid around the clock except the dynamic part of the
-/// energy, `(P_max − P_idle)·PUE·$/kWh` per busy unit-hour. An all-in hourly power figure is
-/// paid around the clock, as seed 004 does.
-pub fn on_prem_line(
-    profile: &Profile,
-    cost: &OptionCost,
-    inputs: &CostInputs,
-    energy_override: Option<f64>,
-) -> CostLine {
-    let dynamic_kw = (profile.peak_power_w.value - profile.idle_power_w.value) / 1e3;
-    let unit_years: f64 = cost.yearly.iter().map(|y| y.units as f64).sum();
-    let per_hour_day = match energy_override {
-        Some(_) => 0.0,
-        None => {
-            unit_years
-                * DAYS_PER_YEAR
-                * dynamic_kw
-                * inputs.pue.value
-                * inputs.electricity_usd_per_kwh.value
-        }
-    };
-    let idle_kw = profile.idle_power_w.value / 1e3;
-    let fixed = cost
-        .yearly
-        .iter()
-        .map(|y| y.total_usd - y.egress_usd)
-        .sum::<f64>()
-        - match energy_override {
-            Some(_) => 0.0,
-            // Replace the simulated-utilization energy with idle power only.
-            None => cost
-                .yearly
-                .iter()
-                .map(|y| {
-                    y.energy_usd
-                        - y.units as f64
-                            * HOURS_PER_YEAR
-                            * idle_kw
-                            * inputs.pue.value
-                            * inputs.electricity_usd_per_kwh.value
-                })
-                .sum::<f64>(),
-        };
-    CostLine {
-        fixed_usd: fixed,
-        per_hour_day_usd: per_hour_day,
-    }
-}
-
-/// A cloud option as a cost line: on-demand is paid per hour of use for the planned fleet;
-/// a reservation (or a hybrid's reserved base) is paid whether used or not.
-pub fn cloud_line(profile: &Profile, cost: &OptionCost, fleet: &[FleetYear]) -> CostLine {
-    let od = profile
-        .prices
-        .on_demand_usd_per_hour
-        .as_ref()
-        .map_or(0.0, |c| c.value);
-    let unit_years: f64 = fleet.iter().map(|f| f.units as f64).sum();
-    // The on-demand price of each year, under the profile's price trend (if any).
-    let g = profile.prices.change_per_year();
-    let od_y = |i: usize| price_in_year(od, g, i);
-    match cost.option {
-        DeploymentOption::OnDemand => CostLine {
-            fixed_usd: 0.0,
-            per_hour_day_usd: fleet
-                .iter()
-                .enumerate()
-                .map(|(i, f)| f.units as f64 * DAYS_PER_YEAR * od_y(i))
-                .sum(),
-        },
-        // Spot is paid per hour of use like on-demand, at the rate the option actually paid
-        // (spot price × (1 + interruption overhead), with any price trend).
-        DeploymentOption::Spot => {
-            let hours: f64 = cost.yearly.iter().map(|y| y.instance_hours).sum();
-            let paid: f64 = cost.yearly.iter().map(|y| y.cloud_usd).sum();
-            let rate = if hours > 0.0 { paid / hours } else { 0.0 };
-            CostLine {
-                fixed_usd: 0.0,
-                per_hour_day_usd: unit_years * DAYS_PER_YEAR * rate,
-            }
-        }
-        _ => {
-            // What the commitments cost as the option paid them (lots priced in the year they
-            // are bought, upfront parts included): its instance fees less the burst it ran.
-            let committed: f64 = cost
-                .yearly
-                .iter()
-                .enumerate()
-                .map(|(i, y)| y.cloud_usd + y.prepaid_usd - y.instance_hours * od_y(i))
-                .sum();
-            let burst_per_hour_day: f64 = fleet
-                .iter()
-                .zip(&cost.yearly)
-                .enumerate()
-                .map(|(i, (f, y))| f.units.saturating_sub(y.units) as f64 * DAYS_PER_YEAR * od_y(i))
-                .sum();
-            CostLine {
-                fixed_usd: committed,
-                per_hour_day_usd: burst_per_hour_day,
-            }
-        }
-    }
-}
-
-/// Solve `on_prem.at(h) = cloud.at(h)` for h in [0, 24].
-pub fn exact_break_even(on_prem: CostLine, cloud: CostLine) -> ExactBreakEven {
-    let slope = on_prem.per_hour_day_usd - cloud.per_hour_day_usd;
-    let gap = cloud.fixed_usd - on_prem.fixed_usd;
-    let cheaper_at = |h: f64| on_prem.at(h) <= cloud.at(h);
-    if slope.abs() < 1e-9 {
-        return if gap >= 0.0 {
-            ExactBreakEven::OnPremAlwaysCheaper
-        } else {
-            ExactBreakEven::CloudAlwaysCheaper
-        };
-    }
-    let h = gap / slope;
-    if (0.0..=24.0).contains(&h) {
-        ExactBreakEven::At {
-            hours_per_day: h,
-            on_prem_cheaper_above: slope < 0.0,
-        }
-    } else if cheaper_at(12.0) {
-        ExactBreakEven::OnPremAlwaysCheaper
-    } else {
-        ExactBreakEven::CloudAlwaysCheaper
-    }
-}
-
-/// Seed 004's simplified break-even: hours/day = 24 × on-prem total / cloud total at 24 h/day.
-pub fn simplified_break_even(on_prem: CostLine, cloud: CostLine) -> Option<f64> {
-    let cloud_24 = cloud.at(24.0);
-    (cloud_24 > 0.0).then(|| 24.0 * on_prem.at(24.0) / cloud_24)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1048,53 +895,5 @@ mod tests {
         // Always-on fleet: all or nothing.
         assert_eq!(best_base(&[], 4, 0.6, 1.0), 4);
         assert_eq!(best_base(&[], 4, 1.2, 1.0), 0);
-    }
-
-    #[test]
-    fn exact_break_even_solves_the_line_crossing() {
-        let op = CostLine {
-            fixed_usd: 100.0,
-            per_hour_day_usd: 1.0,
-        };
-        let od = CostLine {
-            fixed_usd: 0.0,
-            per_hour_day_usd: 11.0,
-        };
-        assert_eq!(
-            exact_break_even(op, od),
-            ExactBreakEven::At {
-                hours_per_day: 10.0,
-                on_prem_cheaper_above: true
-            }
-        );
-        let reserved = CostLine {
-            fixed_usd: 90.0,
-            per_hour_day_usd: 0.0,
-        };
-        assert_eq!(
-            exact_break_even(op, reserved),
-            ExactBreakEven::CloudAlwaysCheaper
-        );
-        let pricey = CostLine {
-            fixed_usd: 1000.0,
-            per_hour_day_usd: 0.0,
-        };
-        assert_eq!(
-            exact_break_even(op, pricey),
-            ExactBreakEven::OnPremAlwaysCheaper
-        );
-        // A reservation dearer than idle on-prem but cheaper than busy on-prem: on-prem wins
-        // only below the crossing.
-        let mid = CostLine {
-            fixed_usd: 112.0,
-            per_hour_day_usd: 0.0,
-        };
-        assert_eq!(
-            exact_break_even(op, mid),
-            ExactBreakEven::At {
-                hours_per_day: 12.0,
-                on_prem_cheaper_above: false
-            }
-        );
     }
 }

@@ -104,17 +104,72 @@ impl TierResult {
     }
 }
 
-/// One row/column pair of the break-even table.
+/// One row/column pair of the break-even table: an on-prem tier against a cloud option, both
+/// as lines of net present cost in hours per day of full use of the planned fleet (see
+/// [`cost::break_even`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BreakEven {
     pub on_prem_tier: String,
     pub cloud_tier: String,
     pub cloud_option: DeploymentOption,
-    /// Seed 004's form: 24 × on-prem total / cloud total at 24 h/day.
+    /// Seed 004's form, 24 × on-prem cash ÷ cloud cash at 24 h/day, against on-demand only
+    /// (`None` against a reservation or a hybrid, which are not paid by the hour used). It may
+    /// exceed 24: on-prem never pays off; the reports then say "> 24 h/day (never)".
     pub simplified_hours_per_day: Option<f64>,
+    /// Where the two lines cross, if they do within the day.
     pub exact: ExactBreakEven,
+    /// The cloud option's net present cost less on-prem's, each line at its own actual
+    /// operating point \[USD\]: positive when on-prem is cheaper as the tiers actually run —
+    /// the verdict that agrees with the ranking.
+    pub on_prem_saving_usd: f64,
+    /// The two tiers run different hardware (chip model, chips per unit or kind differ), so
+    /// the row compares fleets of different sizes, not one unit against its rented twin.
+    pub cross_hardware: bool,
+    /// On-prem units installed, smallest and largest over the horizon.
+    pub on_prem_units: UnitRange,
+    /// Cloud units planned (at the design peak), smallest and largest over the horizon.
+    pub cloud_units: UnitRange,
     pub on_prem_line: CostLine,
     pub cloud_line: CostLine,
+}
+
+impl BreakEven {
+    /// Whether on-prem is the cheaper of the two at their actual operating points.
+    pub fn on_prem_cheaper_at_actual_use(&self) -> bool {
+        self.on_prem_saving_usd >= 0.0
+    }
+}
+
+/// The smallest and largest of a count over the horizon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct UnitRange {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl UnitRange {
+    fn of(counts: impl Iterator<Item = u32>) -> UnitRange {
+        counts
+            .fold(
+                UnitRange {
+                    min: u32::MAX,
+                    max: 0,
+                },
+                |r, n| UnitRange {
+                    min: r.min.min(n),
+                    max: r.max.max(n),
+                },
+            )
+            .or_zero()
+    }
+
+    fn or_zero(self) -> UnitRange {
+        if self.min > self.max {
+            UnitRange { min: 0, max: 0 }
+        } else {
+            self
+        }
+    }
 }
 
 /// A published figure beside this run's.
@@ -486,6 +541,12 @@ fn peak_day<T: Copy>(series: &[T], rates: &[f64]) -> Vec<T> {
 }
 
 fn break_even_table(scenario: &Scenario, tiers: &[TierResult]) -> Vec<BreakEven> {
+    let fleet_of = |t: &TierResult| {
+        t.capacity
+            .iter()
+            .map(|y| y.fleet.clone())
+            .collect::<Vec<_>>()
+    };
     let mut out = Vec::new();
     for (ti, t) in tiers.iter().enumerate() {
         let Some(op) = t
@@ -497,17 +558,24 @@ fn break_even_table(scenario: &Scenario, tiers: &[TierResult]) -> Vec<BreakEven>
         };
         let tier = &scenario.tiers[ti];
         let energy = tier.energy_override.as_ref().map(|c| c.value);
-        let op_line = cost::on_prem_line(&tier.profile, op, &scenario.costs, energy);
+        let op_line = cost::on_prem_line(&tier.profile, op, &fleet_of(t), &scenario.costs, energy);
         for (ci, c) in tiers.iter().enumerate() {
-            let cloud_fleet: Vec<_> = c.capacity.iter().map(|y| y.fleet.clone()).collect();
+            let cloud_profile = &scenario.tiers[ci].profile;
+            let cloud_fleet = fleet_of(c);
             for oc in c.options.iter().filter(|o| o.option.is_cloud()) {
-                let cl_line = cost::cloud_line(&scenario.tiers[ci].profile, oc, &cloud_fleet);
+                let cl_line = cost::cloud_line(cloud_profile, oc, &cloud_fleet, &scenario.costs);
                 out.push(BreakEven {
                     on_prem_tier: t.name.clone(),
                     cloud_tier: c.name.clone(),
                     cloud_option: oc.option,
-                    simplified_hours_per_day: cost::simplified_break_even(op_line, cl_line),
+                    simplified_hours_per_day: (oc.option == DeploymentOption::OnDemand)
+                        .then(|| cost::simplified_break_even(op_line, cl_line))
+                        .flatten(),
                     exact: cost::exact_break_even(op_line, cl_line),
+                    on_prem_saving_usd: cl_line.at_actual_use() - op_line.at_actual_use(),
+                    cross_hardware: !same_hardware(&tier.profile, cloud_profile),
+                    on_prem_units: UnitRange::of(op.yearly.iter().map(|y| y.units)),
+                    cloud_units: UnitRange::of(cloud_fleet.iter().map(|f| f.units)),
                     on_prem_line: op_line,
                     cloud_line: cl_line,
                 });
@@ -515,6 +583,12 @@ fn break_even_table(scenario: &Scenario, tiers: &[TierResult]) -> Vec<BreakEven>
         }
     }
     out
+}
+
+/// Whether two profiles are the same hardware: the same kind, chip model and chips per unit
+/// (an 8x H100 server and a p5.48xlarge are; an 8x H100 server and an L4 instance are not).
+fn same_hardware(a: &crate::hardware::Profile, b: &crate::hardware::Profile) -> bool {
+    a.kind == b.kind && a.chip_model == b.chip_model && a.chips.value == b.chips.value
 }
 
 fn compare_references(

@@ -37,16 +37,26 @@ fn five_year_totals_match_the_seed_to_the_dollar() {
 #[test]
 fn break_even_hours_match_the_seed_to_a_tenth() {
     let r = run("seed-8xh100.toml");
+    // The seed's form from the lines each row carries (their seed basis: nominal cash inside
+    // the horizon at 24 h/day), for every option as the seed computes it; the row keeps it only
+    // against on-demand, where it is a break-even.
     let seed_form = |o: DeploymentOption| {
         let b = r.break_even.iter().find(|b| b.cloud_option == o).unwrap();
-        (b.simplified_hours_per_day.unwrap() * 10.0).round() / 10.0
+        let h = tco_sim::cost::simplified_break_even(b.on_prem_line, b.cloud_line).unwrap();
+        assert_eq!(
+            b.simplified_hours_per_day.is_some(),
+            o == DeploymentOption::OnDemand,
+            "{o}"
+        );
+        (h * 10.0).round() / 10.0
     };
     assert_eq!(seed_form(DeploymentOption::OnDemand), 4.9);
     assert_eq!(seed_form(DeploymentOption::Reserved1y), 6.2);
     assert_eq!(seed_form(DeploymentOption::Reserved3y), 8.9);
-    // With everything on-prem paid around the clock (as the seed does), the exact form against
-    // on-demand agrees with the seed's; against a reservation, paid whether used or not, owning
-    // is cheaper at any daily use.
+    // With everything on-prem paid around the clock (as the seed does) and the seed's cash
+    // basis (no discounting, no resale: set in the scenario), the exact form against on-demand
+    // agrees with the seed's; against a reservation, paid whether used or not, owning is
+    // cheaper at any daily use.
     let od = r
         .break_even
         .iter()
@@ -57,7 +67,9 @@ fn break_even_hours_match_the_seed_to_a_tenth() {
             hours_per_day,
             on_prem_cheaper_above: true,
         } => {
-            assert!((hours_per_day - 4.859).abs() < 0.001, "{hours_per_day}")
+            assert!((hours_per_day - 4.859).abs() < 0.001, "{hours_per_day}");
+            let simplified = od.simplified_hours_per_day.unwrap();
+            assert!((simplified - hours_per_day).abs() < 1e-9, "{simplified}");
         }
         ref other => panic!("{other:?}"),
     }

@@ -178,6 +178,7 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
                         ),
                         color: draw::INK,
                         secondary: false,
+                        filled: false,
                     });
                 }
                 last = Some(c.units);

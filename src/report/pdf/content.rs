@@ -390,10 +390,16 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         l.heading("Break-even daily use", 2, 60.0);
         l.paragraph(
             &format!(
-                "Hours of use per day at which on-prem and a cloud option cost the same over the \
-                 horizon. Seed form (as in seed 004): 24 h × on-prem total ÷ cloud total at \
-                 24 h/day. Exact: where the two cost lines cross ({}); egress is excluded on \
-                 both sides.",
+                "Each option's net present cost, the figure the options are ranked on, as a \
+                 straight line in hours per day of full use of its planned fleet ({}). Only \
+                 hourly use scales: on-prem's dynamic power, on-demand's instance-hours, a \
+                 hybrid's burst; egress and every other cost is fixed at the actual traffic. \
+                 Exact: where the on-prem and cloud lines cross. In use: where each side \
+                 actually runs (on-prem: 24 h × its mean utilization; cloud: the autoscaled \
+                 instance-hours over the planned fleet's); as they run: which is cheaper there, \
+                 the ranking's verdict. Seed form (seed 004): 24 h × on-prem cash ÷ cloud cash \
+                 at 24 h/day, shown against on-demand only, where it is a break-even. A \
+                 cross-hardware row compares fleets of different hardware and size.",
                 figure_ref(charts, "break-even")
             ),
             BODY,
@@ -405,14 +411,23 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         let rows = r
             .break_even
             .iter()
-            .map(|b| Row::new(crate::report::table::break_even_cells(b)))
+            .map(|b| {
+                Row::new(
+                    crate::report::table::break_even_cells(b)
+                        .into_iter()
+                        .map(|c| c.replace('\n', " — "))
+                        .collect(),
+                )
+            })
             .collect();
         l.table(&Table {
             columns: vec![
                 Column::left("On-prem tier"),
                 Column::left("Against"),
+                Column::left("Exact"),
+                Column::right("In use (on-prem; cloud)"),
+                Column::left("As they run"),
                 Column::right("Seed form"),
-                Column::right("Exact"),
             ],
             rows,
             size: SMALL,
@@ -654,9 +669,10 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
          costs from mid-year. Cost per million requests is the total divided by the requests \
          served."
             .into(),
-        "Break-even: each option's cost is written as a straight line in hours of use per day \
-         (fixed costs + hours × cost per hour-of-day, egress excluded) and the lines are \
-         solved for their crossing."
+        "Break-even: each option's net present cost is written as a straight line in hours per \
+         day of full use of its planned fleet (what does not scale with use, egress included, \
+         + hours × the present value of an hour a day), through the option's net present cost \
+         at its actual use, and the lines are solved for their crossing."
             .into(),
     ];
     for b in &bullets {
