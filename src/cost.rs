@@ -838,24 +838,20 @@ mod tests {
 
     #[test]
     fn the_break_even_lines_price_the_trend_as_the_totals_do() {
-        // An always-on fleet at 24 h/day pays exactly what the option's fees say, trend and
-        // upfront payments included.
+        // An always-on fleet runs 24 h/day: there its line stands at the option's net present
+        // cost, trend and upfront payments included.
         let profile = p5();
         let fleet = always_on(5, 0.0);
         let mut c = bare();
         c.reserved_upfront_share.value = 0.5;
         for o in [DeploymentOption::OnDemand, DeploymentOption::Reserved3y] {
             let cost = option_cost(o, &profile, &fleet, &c, None);
-            let fees: f64 = cost
-                .yearly
-                .iter()
-                .map(|y| y.cloud_usd + y.prepaid_usd)
-                .sum();
-            let line = cloud_line(&profile, &cost, &fleet);
+            let line = cloud_line(&profile, &cost, &fleet, &c);
             assert!(
-                (line.at(24.0) - fees).abs() < 1e-6,
-                "{o}: {} vs {fees}",
-                line.at(24.0)
+                (line.at(24.0) - cost.net_present_cost_usd).abs() < 1e-6,
+                "{o}: {} vs {}",
+                line.at(24.0),
+                cost.net_present_cost_usd
             );
         }
     }
