@@ -320,9 +320,7 @@ pub fn unit_down_probability(failures_per_year: f64, repair_days: f64) -> f64 {
     }
 }
 
-/// The most spares [`spares_for`] will buy: beyond it the target is out of reach at any
-/// sensible fleet, and the search stops.
-pub const MAX_SPARES: u32 = 1_000_000;
+pub use crate::cost::inputs::MAX_SPARES;
 
 /// Fleets larger than this are sized with the normal approximation of the binomial.
 const EXACT_SPARES_UNITS: u32 = 100_000;
@@ -331,7 +329,8 @@ const EXACT_SPARES_UNITS: u32 = 100_000;
 /// units are down) ≤ 1 − `target`, each unit down independently with probability `down`
 /// (binomial). A target of 0 (or a unit that is never down) buys none.
 pub fn spares_for(working: u32, down: f64, target: f64) -> u32 {
-    if working == 0 || !(target > 0.0) || !(down > 0.0) || !(down < 1.0) {
+    let usable = target > 0.0 && down > 0.0 && down < 1.0;
+    if working == 0 || !usable {
         return 0;
     }
     let allowed = 1.0 - target;

@@ -774,7 +774,7 @@ fn validate_tier(
                 k,
                 &field("spares"),
                 0,
-                i64::from(crate::cost::MAX_SPARES),
+                i64::from(crate::cost::inputs::MAX_SPARES),
             )
         })
         .transpose()?;

@@ -373,10 +373,10 @@ fn the_after_tax_net_present_cost_by_hand() {
 fn bad_policy_inputs_are_located_errors() {
     let bad = |t: &str| {
         let src = tco_sim::input::SourceFile::from_text("bad.toml", t);
-        tco_sim::scenario::Scenario::from_source(&src)
-            .err()
-            .expect("refused")
-            .to_string()
+        match tco_sim::scenario::Scenario::from_source(&src) {
+            Ok(_) => panic!("accepted"),
+            Err(e) => e.to_string(),
+        }
     };
     let e = bad(&shrinking("retire_surplus = 0.5", ""));
     assert!(

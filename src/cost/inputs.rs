@@ -609,6 +609,10 @@ cost_inputs! {
     },
 }
 
+/// The most spares a tier keeps (its `spares` key, and the availability target's search, stop
+/// there).
+pub const MAX_SPARES: u32 = 1_000_000;
+
 /// The cited default of every cost assumption.
 pub fn default_costs() -> CostInputs {
     CostInputs::default()

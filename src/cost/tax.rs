@@ -69,7 +69,8 @@ pub fn after_tax_net_present_cost(out: &OptionCost, c: &CostInputs) -> f64 {
 /// With a tax rate above 0: report the after-tax net present cost, and make it the ranking
 /// figure (and the cost per million levelized on it).
 pub fn apply(out: &mut OptionCost, c: &CostInputs) {
-    if !(c.tax_rate.value > 0.0) {
+    let taxed = c.tax_rate.value > 0.0;
+    if !taxed {
         out.npv_after_tax_usd = None;
         return;
     }
