@@ -6,14 +6,27 @@
 //! Formulas (all yearly, year y = 1..=H; symbols as in `DESIGN.md`, Cost model):
 //!
 //! ```text
-//! on-prem   installed_y   = max(installed_{y-1}, units_y)            (servers are not sold)
-//!           purchased_y   = installed_y − installed_{y-1} + bought_{y−L}   (refresh after L years)
-//!           capex_y       = purchased_y · price · (1 + install_share)
-//!           maintenance_y = installed_y · price · maintenance_share
-//!           energy_y      = installed_y · 8760 h · (P_idle + (P_max − P_idle)·u_y) · PUE · $/kWh
-//!                           (or installed_y · 8760 h · all-in $/unit-h when the tier gives one)
+//! on-prem   (at the start of year y, lots of units each with its year bought and its price)
+//!           life          = refresh_years + extend_life_years
+//!           retire          every unit aged ≥ life; then, if retire_surplus, the oldest units
+//!                           beyond needed_y = units_y + spares_y
+//!           bought_y      = needed_y − units still owned     (only what is missing)
+//!           price_y       = price · (1 + hardware_price_change)^(y−1)
+//!           installed_y   = units owned after buying (≥ needed_y; more only when surplus is kept)
+//!           resale_y      = Σ retired · lot price · (1 − resale_decline)^age   (cash in)
+//!           capex_y       = bought_y · price_y · (1 + install_share)
+//!           maintenance_y = Σ installed units · their lot price · maintenance_share
+//!                           (purchase price, without installation; spares and idle included)
+//!           energy_y      = 8760 h · (installed_y · P_idle + units_y · u_y · (P_max − P_idle))
+//!                           · PUE · $/kWh · (1 + e)^(y−1)     (e = electricity_price_change)
+//!                           (or installed_y · 8760 h · all-in $/unit-h · (1 + e)^(y−1))
 //!           space_y       = installed_y · P_max · $/kW-month · 12
 //!           staff_y       = installed_y / units_per_admin · admin cost
+//!           spares_y      = smallest k: P(Binomial(units_y + k, p) > k) ≤ 1 − availability_target,
+//!                           p = λ·repair_days / (365 + λ·repair_days)   (or the tier's `spares`)
+//!           resale value  = Σ owned at the end · lot price · (1 − resale_decline)^age  (ranked)
+//!           book value    = Σ owned at the end · lot price · straight line over
+//!                           depreciation_years                                  (reported)
 //! prices    p_y           = p · (1 + g)^(y−1)   (g = the profile's price.change_per_year, else 0)
 //! on-demand cloud_y       = instance-hours_y · p_y   (hour by hour from the traffic curve)
 //! spot      cloud_y       = instance-hours_y · p_spot,y · (1 + spot_interruption_overhead)
@@ -32,9 +45,10 @@
 //! on-prem   network_y     = installed_y · network $/unit-year
 //! every     energy_kwh_y  = (running unit-hours · P_idle + busy unit-hours · (P_max − P_idle)) · PUE
 //!                           (on-prem `pue`, cloud `cloud_pue`; carbon_y = energy_kwh_y · grid intensity)
-//! NPV       Σ_y (capex + prepaid + engineering)_y/(1+r)^(y−1) + (everything else)_y/(1+r)^(y−½)
+//! NPV       Σ_y (capex + prepaid + engineering − resale)_y/(1+r)^(y−1) + (everything else)_y/(1+r)^(y−½)
 //! ranking   net present cost = NPV + Σ_{y>H} owed_y/(1+r)^(y−½) − resale_H/(1+r)^H
 //! per M     cost per million = net present cost / Σ_y served_y/(1+r)^(y−½) × 1e6
+//! after tax with tax_rate > 0, see [`tax`]: the ranking figure is then after tax
 //! ```
 //!
 //! Capex and reservation prepayments are paid at the start of their year; running costs accrue
@@ -47,6 +61,7 @@
 pub mod break_even;
 pub mod efficiency;
 pub mod inputs;
+pub mod tax;
 
 use serde::Serialize;
 
@@ -58,7 +73,7 @@ pub use crate::cost::efficiency::TierCosts;
 use crate::cost::inputs::CostInputs;
 use crate::hardware::egress::EgressSchedule;
 use crate::hardware::{DeploymentOption, Profile};
-use crate::units::HOURS_PER_YEAR;
+use crate::units::{DAYS_PER_YEAR, HOURS_PER_YEAR};
 
 /// One year of one option.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
@@ -90,6 +105,21 @@ pub struct YearCost {
     pub network_usd: f64,
     /// The provider's support plan, as a share of the cloud spend.
     pub support_usd: f64,
+    /// On-prem: of `units`, those kept as spares for the availability target (or the tier's
+    /// `spares`). They are bought, powered (idle), maintained and housed, and carry no load.
+    pub spare_units: u32,
+    /// On-prem: units retired at the start of the year (at the end of their service life, or
+    /// surplus to a shrinking fleet) and sold.
+    pub units_retired: u32,
+    /// On-prem: what the retired units sold for, at market for their age — a cash inflow at
+    /// the start of the year (subtracted from the year's total).
+    pub resale_usd: f64,
+    /// On-prem: sale proceeds less the tax book value of the units sold (for the after-tax view).
+    #[serde(skip)]
+    pub sale_gain_usd: f64,
+    /// On-prem: tax depreciation of the units owned this year (for the after-tax view).
+    #[serde(skip)]
+    pub tax_depreciation_usd: f64,
     pub total_usd: f64,
     pub discounted_usd: f64,
     pub requests: f64,
@@ -102,9 +132,9 @@ pub struct YearCost {
 
 impl YearCost {
     /// What is paid at the start of the year (discounted from the year's start): capex and
-    /// reservation prepayments and one-time engineering.
+    /// reservation prepayments and one-time engineering, less what retired hardware sells for.
     pub fn start_of_year_usd(&self) -> f64 {
-        self.capex_usd + self.prepaid_usd + self.engineering_usd
+        self.capex_usd + self.prepaid_usd + self.engineering_usd - self.resale_usd
     }
 
     /// What accrues through the year (discounted at mid-year): every other line.
@@ -156,6 +186,13 @@ pub struct OptionCost {
     /// sold. Options are ranked on it, cost per million is levelized on it, the charts and the
     /// break-even use it.
     pub net_present_cost_usd: f64,
+    /// With `tax_rate` > 0: the net present cost after tax (see [`tax`]), which is then also
+    /// `net_present_cost_usd`, the ranking figure. Absent in a pre-tax run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub npv_after_tax_usd: Option<f64>,
+    /// On-prem: the end-of-horizon resale value less its tax book value.
+    #[serde(skip)]
+    pub taxable_gain_at_end_usd: f64,
     /// Hybrid: the reserved base chosen per year.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reserved_base: Vec<u32>,
@@ -197,7 +234,6 @@ pub fn option_cost_for(
     inputs: &CostInputs,
     tier: &TierCosts,
 ) -> OptionCost {
-    let energy_override = tier.energy_override;
     let price = profile.price(option).map_or(0.0, |c| c.value);
     let g = profile.prices.change_per_year();
     let od = profile
@@ -206,7 +242,7 @@ pub fn option_cost_for(
         .as_ref()
         .map_or(0.0, |c| c.value);
     let mut out = match option {
-        DeploymentOption::OnPrem => on_prem(price, profile, fleet, inputs, energy_override),
+        DeploymentOption::OnPrem => on_prem(price, profile, fleet, inputs, tier),
         DeploymentOption::OnDemand => on_demand(option, price, g, 0.0, fleet),
         DeploymentOption::Spot => on_demand(
             option,
@@ -229,6 +265,7 @@ pub fn option_cost_for(
     }
     efficiency::add_lines(&mut out, profile, fleet, inputs, tier);
     finish(&mut out, inputs.discount_rate.value);
+    tax::apply(&mut out, inputs);
     efficiency::summarize(&mut out, profile, fleet, tier);
     out
 }
@@ -259,6 +296,8 @@ fn empty(option: DeploymentOption, fleet: &[FleetYear]) -> OptionCost {
         resale_value_usd: 0.0,
         book_value_usd: 0.0,
         net_present_cost_usd: 0.0,
+        npv_after_tax_usd: None,
+        taxable_gain_at_end_usd: 0.0,
         reserved_base: vec![],
         energy_kwh: 0.0,
         energy_per_request_j: None,
@@ -268,53 +307,235 @@ fn empty(option: DeploymentOption, fleet: &[FleetYear]) -> OptionCost {
     }
 }
 
+/// Units bought together: the year (0-based) they were bought, how many are still owned, and
+/// the price each was bought for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Lot {
+    year: usize,
+    units: u32,
+    price: f64,
+}
+
+/// Share of the time a unit is down: λ·r / (365 + λ·r) for λ failures a year of r days each —
+/// the steady-state unavailability MTTR / (MTBF + MTTR) of a repairable unit, always below 1.
+pub fn unit_down_probability(failures_per_year: f64, repair_days: f64) -> f64 {
+    let down_days = (failures_per_year * repair_days).max(0.0);
+    if down_days.is_finite() {
+        down_days / (DAYS_PER_YEAR + down_days)
+    } else {
+        0.0
+    }
+}
+
+pub use crate::cost::inputs::MAX_SPARES;
+
+/// Fleets larger than this are sized with the normal approximation of the binomial.
+const EXACT_SPARES_UNITS: u32 = 100_000;
+
+/// Spares for `working` units: the smallest k such that P(more than k of the `working + k`
+/// units are down) ≤ 1 − `target`, each unit down independently with probability `down`
+/// (binomial). A target of 0 (or a unit that is never down) buys none.
+pub fn spares_for(working: u32, down: f64, target: f64) -> u32 {
+    let usable = target > 0.0 && down > 0.0 && down < 1.0;
+    if working == 0 || !usable {
+        return 0;
+    }
+    let allowed = 1.0 - target;
+    let enough = |k: u32| {
+        let n = working.saturating_add(k);
+        binomial_tail_above(n, k, down) <= allowed
+    };
+    // P(more than k of n + k down) falls as k grows (one more unit, one more allowed down),
+    // so the smallest k is found by doubling, then bisection.
+    let mut hi = 1u32;
+    while !enough(hi) {
+        if hi >= MAX_SPARES {
+            return MAX_SPARES;
+        }
+        hi = hi.saturating_mul(2).min(MAX_SPARES);
+    }
+    if enough(0) {
+        return 0;
+    }
+    let mut lo = 0u32; // not enough
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if enough(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
+/// P(X > k) for X ~ Binomial(n, p): exact (summed in log space) up to
+/// [`EXACT_SPARES_UNITS`] trials, the normal approximation with continuity correction beyond.
+fn binomial_tail_above(n: u32, k: u32, p: f64) -> f64 {
+    if k >= n {
+        return 0.0;
+    }
+    if n > EXACT_SPARES_UNITS {
+        let (nf, kf) = (n as f64, k as f64);
+        let sd = (nf * p * (1.0 - p)).sqrt();
+        return normal_upper_tail((kf + 0.5 - nf * p) / sd);
+    }
+    // P(X ≤ k) = Σ_{j ≤ k} pmf(j), pmf(j+1) = pmf(j) · (n − j)/(j + 1) · p/(1 − p).
+    let ln_ratio = (p / (1.0 - p)).ln();
+    let mut ln_pmf = n as f64 * (1.0 - p).ln();
+    let mut terms = Vec::with_capacity(k as usize + 1);
+    for j in 0..=k {
+        terms.push(ln_pmf);
+        ln_pmf += ((n - j) as f64 / (j + 1) as f64).ln() + ln_ratio;
+    }
+    let top = terms.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let cdf = (top.exp() * terms.iter().map(|t| (t - top).exp()).sum::<f64>()).min(1.0);
+    (1.0 - cdf).max(0.0)
+}
+
+/// P(Z > z) for a standard normal Z (Abramowitz & Stegun 7.1.26 for erfc, |error| < 1.5e-7).
+fn normal_upper_tail(z: f64) -> f64 {
+    let x = z.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.327_591_1 * x);
+    let poly = t
+        * (0.254_829_592
+            + t * (-0.284_496_736
+                + t * (1.421_413_741 + t * (-1.453_152_027 + t * 1.061_405_429))));
+    let erfc = poly * (-x * x).exp();
+    if z >= 0.0 {
+        0.5 * erfc
+    } else {
+        1.0 - 0.5 * erfc
+    }
+}
+
+/// The spares a tier keeps for `working` units: the tier's `spares`, else the availability
+/// target's (see [`spares_for`]) with the failure rate of the profile's kind.
+pub fn spares(profile: &Profile, working: u32, c: &CostInputs, tier: &TierCosts) -> u32 {
+    if let Some(k) = tier.spares {
+        return if working == 0 { 0 } else { k };
+    }
+    let failures = match profile.kind {
+        crate::hardware::UnitKind::Cpu => c.cpu_unit_failures_per_year.value,
+        crate::hardware::UnitKind::Gpu | crate::hardware::UnitKind::Accelerator => {
+            c.gpu_unit_failures_per_year.value
+        }
+    };
+    let down = unit_down_probability(failures, c.repair_days.value);
+    spares_for(working, down, c.availability_target.value)
+}
+
+/// Straight-line book value left of `price` at `age` years over a `life`-year book life.
+fn book_share(age: usize, life: f64) -> f64 {
+    ((life - age as f64) / life).clamp(0.0, 1.0)
+}
+
 fn on_prem(
     price: f64,
     profile: &Profile,
     fleet: &[FleetYear],
     c: &CostInputs,
-    energy_override: Option<f64>,
+    tier: &TierCosts,
 ) -> OptionCost {
     let mut out = empty(DeploymentOption::OnPrem, fleet);
-    let life = c.depreciation_years.value.max(1.0) as usize;
+    let life = (c.refresh_years.value + c.extend_life_years.value).max(1.0) as usize;
+    let book_life = c.depreciation_years.value.max(1.0);
+    let keep = 1.0 - c.resale_decline_per_year.value;
+    let retire_surplus = c.retire_surplus.value >= 0.5;
     let idle_kw = profile.idle_power_w.value / 1e3;
     let peak_kw = profile.peak_power_w.value / 1e3;
-    let mut bought: Vec<u32> = Vec::with_capacity(fleet.len());
-    let mut installed = 0u32;
+    let mut lots: Vec<Lot> = Vec::new();
     for (i, (f, y)) in fleet.iter().zip(out.yearly.iter_mut()).enumerate() {
-        let growth = f.units.saturating_sub(installed);
-        installed = installed.max(f.units);
-        let refresh = if i >= life { bought[i - life] } else { 0 };
-        let purchased = growth + refresh;
-        bought.push(purchased);
+        // 1. Units at the end of their service life retire at the start of the year and are
+        //    sold at market at that age.
+        let mut proceeds = 0.0;
+        let mut gain = 0.0;
+        let mut retired = 0u32;
+        lots.retain(|l| {
+            let age = i - l.year;
+            if age >= life {
+                let value = l.units as f64 * l.price * keep.powi(age as i32);
+                proceeds += value;
+                gain += value - l.units as f64 * l.price * tax::book_share(c, age);
+                retired += l.units;
+                false
+            } else {
+                true
+            }
+        });
+        // 2. The fleet this year needs: the planned units plus their spares.
+        let spare = spares(profile, f.units, c, tier);
+        let needed = f.units.saturating_add(spare);
+        let owned: u32 = lots.iter().map(|l| l.units).sum();
+        // 3. A shrinking fleet retires its surplus, oldest first (worth least, due soonest),
+        //    or keeps it installed and idle.
+        if owned > needed && retire_surplus {
+            let mut surplus = owned - needed;
+            for l in lots.iter_mut() {
+                let n = l.units.min(surplus);
+                let age = i - l.year;
+                let value = n as f64 * l.price * keep.powi(age as i32);
+                proceeds += value;
+                gain += value - n as f64 * l.price * tax::book_share(c, age);
+                retired += n;
+                l.units -= n;
+                surplus -= n;
+            }
+            lots.retain(|l| l.units > 0);
+        }
+        // 4. Buy only what is missing, at this year's price.
+        let bought = needed.saturating_sub(lots.iter().map(|l| l.units).sum());
+        let lot_price = price * (1.0 + c.hardware_price_change_per_year.value).powi(i as i32);
+        if bought > 0 {
+            lots.push(Lot {
+                year: i,
+                units: bought,
+                price: lot_price,
+            });
+        }
+        let installed: u32 = lots.iter().map(|l| l.units).sum();
         let n = installed as f64;
-        let u = spread_utilization(f, installed);
+        // The load is carried by the planned units (spares and idle units draw idle power).
+        let working = f.units.min(installed) as f64;
+        let u = f.utilization.clamp(0.0, 1.0);
+        let escalation = (1.0 + c.electricity_price_change_per_year.value).powi(i as i32);
         y.units = installed;
-        y.units_added = purchased;
-        y.capex_usd = purchased as f64 * price * (1.0 + c.install_share_of_capex.value);
-        y.maintenance_usd = n * price * c.maintenance_share_per_year.value;
+        y.units_added = bought;
+        y.units_retired = retired;
+        y.spare_units = spare;
+        y.resale_usd = proceeds;
+        y.sale_gain_usd = gain;
+        y.tax_depreciation_usd = lots
+            .iter()
+            .map(|l| l.units as f64 * l.price * tax::depreciation_share(c, i - l.year))
+            .sum();
+        y.capex_usd = bought as f64 * lot_price * (1.0 + c.install_share_of_capex.value);
+        y.maintenance_usd = lots.iter().map(|l| l.units as f64 * l.price).sum::<f64>()
+            * c.maintenance_share_per_year.value;
         // Energy from the power model; an all-in hourly price replaces its cost, not its kWh.
-        y.energy_kwh = n * HOURS_PER_YEAR * (idle_kw + (peak_kw - idle_kw) * u) * c.pue.value;
-        y.energy_usd = match energy_override {
-            Some(per_hour) => n * HOURS_PER_YEAR * per_hour,
-            None => y.energy_kwh * c.electricity_usd_per_kwh.value,
-        };
+        y.energy_kwh =
+            HOURS_PER_YEAR * (n * idle_kw + working * u * (peak_kw - idle_kw)) * c.pue.value;
+        y.energy_usd = escalation
+            * match tier.energy_override {
+                Some(per_hour) => n * HOURS_PER_YEAR * per_hour,
+                None => y.energy_kwh * c.electricity_usd_per_kwh.value,
+            };
         y.space_usd = n * peak_kw * c.colocation_usd_per_kw_month.value * 12.0;
         y.staff_usd = n / c.units_per_admin.value * c.admin_cost_usd_per_year.value;
     }
-    // A unit bought in year y (1-based) is written off by the end of year y + L − 1, and is
-    // H − y + 1 years old at the end of the horizon. Units bought L or more years before the end
-    // have been replaced; those bought since are still installed.
+    // What is still owned at the end of the horizon: a lot bought in year i (0-based) is H − i
+    // years old then.
     let horizon = fleet.len();
-    let keep = 1.0 - c.resale_decline_per_year.value;
-    for (i, &n) in bought.iter().enumerate() {
-        let remaining = (i + life).saturating_sub(horizon) as f64 / life as f64;
-        out.book_value_usd += n as f64 * price * remaining;
-        if i + life >= horizon {
-            let age = (horizon - i) as i32;
-            out.resale_value_usd += n as f64 * price * keep.powi(age);
-        }
+    for l in &lots {
+        let age = horizon - l.year;
+        out.resale_value_usd += l.units as f64 * l.price * keep.powi(age as i32);
+        out.book_value_usd += l.units as f64 * l.price * book_share(age, book_life);
     }
+    out.taxable_gain_at_end_usd = out.resale_value_usd
+        - lots
+            .iter()
+            .map(|l| l.units as f64 * l.price * tax::book_share(c, horizon - l.year))
+            .sum::<f64>();
     out
 }
 
@@ -651,6 +872,8 @@ mod tests {
         };
         let mut inputs = crate::cost::inputs::default_costs();
         inputs.depreciation_years = cited(4.0);
+        inputs.refresh_years = cited(4.0);
+        inputs.availability_target = cited(0.0);
         let src = crate::input::SourceFile::from_text(
             "embedded:hgx-h100-8x",
             crate::hardware::embedded_text("hgx-h100-8x").unwrap(),
@@ -666,13 +889,16 @@ mod tests {
             })
             .collect();
         let c = option_cost(DeploymentOption::OnPrem, &profile, &fleet, &inputs, None);
-        // Bought in year 1, refreshed in year 5 (life 4): the refresh has 3 of 4 years left.
+        // Bought in year 1, refreshed in year 5 (life 4): the refresh has 3 of 4 years left,
+        // and the retired unit sold at market at age 4.
         assert_eq!(
             c.yearly.iter().map(|y| y.units_added).collect::<Vec<_>>(),
             vec![1, 0, 0, 0, 1]
         );
         let price = profile.prices.purchase_usd.as_ref().unwrap().value;
         assert!((c.book_value_usd - 0.75 * price).abs() < 1e-6);
+        assert!((c.yearly[4].resale_usd - 0.65_f64.powi(4) * price).abs() < 1e-6);
+        assert_eq!(c.yearly[4].units_retired, 1);
         // Capex carries the installation share; every year pays maintenance on the installed unit.
         assert!(
             (c.yearly[0].capex_usd - price * (1.0 + inputs.install_share_of_capex.value)).abs()

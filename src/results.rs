@@ -272,6 +272,7 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
             porting_usd: tier.porting.as_ref().map_or(0.0, |c| c.value),
             peak_rps: capacity.last().map_or(0.0, |c| c.peak_rps),
             unit_throughput_rps: input.unit_throughput_rps,
+            spares: tier.spares,
         };
         // A tier with no fleet that meets the contract — infeasible at any size, or not within
         // simulation.max_units — has no plan to cost.
@@ -339,6 +340,27 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
         });
     }
     for t in &out_tiers {
+        // An on-prem fleet of one working unit and no spare (units are the planned one plus
+        // spares and any kept idle).
+        for o in t
+            .options
+            .iter()
+            .filter(|o| o.option == DeploymentOption::OnPrem)
+        {
+            let years: Vec<u32> = o
+                .yearly
+                .iter()
+                .zip(&t.capacity)
+                .filter(|(y, c)| c.fleet.units == 1 && y.units <= 1)
+                .map(|(y, _)| y.year)
+                .collect();
+            if !years.is_empty() {
+                notes.push(Note::SingleUnitNoSpare {
+                    tier: t.name.clone(),
+                    years,
+                });
+            }
+        }
         for o in t
             .options
             .iter()
@@ -383,6 +405,12 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
         .count();
     if estimates > 0 {
         notes.push(Note::Estimates { count: estimates });
+    }
+    if scenario.costs.tax_rate.value > 0.0 {
+        notes.push(Note::AfterTax {
+            rate: scenario.costs.tax_rate.value,
+            macrs: scenario.costs.tax_depreciation.value >= 0.5,
+        });
     }
     RunResults {
         schema_version: SCHEMA_VERSION,

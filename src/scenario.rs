@@ -81,6 +81,8 @@ pub struct Tier {
     /// The tier's own `price_change_per_year`, which replaces the profile's (kept here for the
     /// report's inputs; the tier's copy of the profile carries it into the cost model).
     pub price_change_override: Option<Cited>,
+    /// On-prem spares per year (N + k), replacing the availability target's.
+    pub spares: Option<u32>,
     /// The service-time plan of this tier's profile, workload, precision and batching, computed
     /// once here (validation already needs it to check that the model fits) and kept, so the
     /// capacity plan and the reports never recompute it. Derived, not an input, so not
@@ -763,7 +765,33 @@ fn validate_tier(
         }
         None => None,
     };
+    let spares = t
+        .spares
+        .as_ref()
+        .map(|k| {
+            whole(
+                src,
+                k,
+                &field("spares"),
+                0,
+                i64::from(crate::cost::inputs::MAX_SPARES),
+            )
+        })
+        .transpose()?;
+    if let (Some(k), false) = (&t.spares, options.contains(&DeploymentOption::OnPrem)) {
+        return Err(src
+            .error(
+                k,
+                field("spares"),
+                format!(
+                    "tier `{name}` compares only cloud options ({}), which keep no spares",
+                    labels(&options)
+                ),
+            )
+            .with_help("spares applies to on-prem units; remove it, or add \"on-prem\" to the tier's options"));
+    }
     Ok(Tier {
+        spares,
         name,
         profile,
         spot_meets_slo,

@@ -146,8 +146,10 @@ fn the_slopes_are_the_present_value_of_what_scales_with_use() {
         .yearly
         .iter()
         .map(|y| {
-            let idle =
-                y.units as f64 * 8760.0 * idle_kw * c.pue.value * c.electricity_usd_per_kwh.value;
+            // Idle power of every installed unit at the year's escalated price.
+            let price = c.electricity_usd_per_kwh.value
+                * (1.0 + c.electricity_price_change_per_year.value).powi(y.year as i32 - 1);
+            let idle = y.units as f64 * 8760.0 * idle_kw * c.pue.value * price;
             (y.energy_usd - idle) * mid_year_factor(rate, y.year)
         })
         .sum();
@@ -309,11 +311,12 @@ fn cross_hardware_rows_are_labelled_with_the_fleets_they_compare() {
         assert_eq!(b.cross_hardware, expect, "{}", b.cloud_tier);
         if expect {
             cross += 1;
-            assert_eq!(b.on_prem_units.min, 1);
-            assert_eq!(b.on_prem_units.max, 1);
+            // One server carries the load; the availability target adds its spare.
+            assert_eq!(b.on_prem_units.min, 2);
+            assert_eq!(b.on_prem_units.max, 2);
             assert!(b.cloud_units.max > b.cloud_units.min, "{:?}", b.cloud_units);
             let label = format!(
-                "cross-hardware: 1 on-prem server vs {}–{} instances",
+                "cross-hardware: 2 on-prem servers vs {}–{} instances",
                 b.cloud_units.min, b.cloud_units.max
             );
             assert!(cells[1].contains(&label), "{:?}", cells[1]);
@@ -328,7 +331,7 @@ fn cross_hardware_rows_are_labelled_with_the_fleets_they_compare() {
     // legend stars their lines.
     let text = svg_text(&chart.svg);
     assert!(
-        text.contains("Other hardware: 1 on-prem server vs"),
+        text.contains("Other hardware: 2 on-prem servers vs"),
         "{text}"
     );
     assert!(text.contains("NVIDIA L4 g6.xlarge · on-demand *"), "{text}");

@@ -139,10 +139,12 @@ pub fn on_prem_line(
     };
     let mut uses = Vec::with_capacity(cost.yearly.len());
     let mut point = Vec::with_capacity(cost.yearly.len());
-    for (y, f) in cost.yearly.iter().zip(fleet) {
+    let escalation = 1.0 + inputs.electricity_price_change_per_year.value;
+    for (i, (y, f)) in cost.yearly.iter().zip(fleet).enumerate() {
         let n = y.units as f64;
         let u = spread_utilization(f, y.units);
-        let full = n * per_unit_year;
+        // The year's electricity price, escalated as the on-prem energy cost is.
+        let full = n * per_unit_year * escalation.powi(i as i32);
         uses.push(UseYear {
             actual_usd: full * u,
             full_usd: full,

@@ -177,6 +177,10 @@ pub struct TierFile {
     /// Where that figure comes from.
     #[serde(default)]
     pub price_change_source: Option<String>,
+    /// On-prem spares kept beside the planned units every year (N + k), instead of the number
+    /// `costs.availability_target` gives.
+    #[serde(default)]
+    pub spares: Option<Spanned<i64>>,
 }
 
 /// The `[costs]` table: any of the assumptions declared in [`crate::cost::inputs`], plus
