@@ -25,7 +25,7 @@ use crate::scenario::{InputRecord, Scenario};
 use crate::sim::SimError;
 
 /// Version of the `results.json` layout. Bump it when a field changes meaning or goes away.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunResults {
