@@ -44,8 +44,9 @@ pub(super) fn per_million(ctx: &Context<'_>) -> Result<Built, ChartError> {
         )
     };
     let years = ctx.years();
-    let mut subtitle =
-        format!("Five-year total cost ÷ requests served over {years} years, USD per million.");
+    let mut subtitle = format!(
+        "Net present cost ÷ requests served over {years} years (both discounted), USD per million."
+    );
     if let Some((worst, wv)) = rows.last().filter(|_| rows.len() > 1)
         && best_v > 0.0
     {
@@ -144,8 +145,10 @@ pub(super) fn per_million(ctx: &Context<'_>) -> Result<Built, ChartError> {
         name: NAME.into(),
         title,
         caption: format!(
-            "What does serving a million requests cost on each option? The {years}-year total \
-             cost divided by the requests served in those years; the cheapest option is at the top."
+            "What does serving a million requests cost on each option? The net present cost \
+             (the figure options are ranked on) divided by the requests served in the {years} \
+             years, each year's discounted like its costs, so the order is the ranking's; the \
+             cheapest option is at the top."
         ),
         svg,
     }]))
