@@ -275,7 +275,8 @@ pub fn price_in_year(price: f64, g: f64, index: usize) -> f64 {
     price * (1.0 + g).powi(index as i32)
 }
 
-fn empty(option: DeploymentOption, fleet: &[FleetYear]) -> OptionCost {
+/// An option that costs nothing in any year of `fleet` (the start every option is built from).
+pub fn empty(option: DeploymentOption, fleet: &[FleetYear]) -> OptionCost {
     OptionCost {
         option,
         yearly: fleet

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use tco_sim::capacity::{CapacityYear, FleetYear, LatencyAtPlan, LoadPoint, StopReason};
-use tco_sim::cost::{OptionCost, YearCost};
+use tco_sim::cost::OptionCost;
 use tco_sim::hardware::{DeploymentOption, UnitKind};
 use tco_sim::results::{Method, RunResults, ScenarioSummary, TierResult};
 use tco_sim::scenario::Scenario;
@@ -144,33 +144,16 @@ fn year(y: u32) -> CapacityYear {
 }
 
 fn zero_option(option: DeploymentOption, years: u32) -> OptionCost {
-    OptionCost {
-        option,
-        yearly: (1..=years)
-            .map(|y| YearCost {
-                year: y,
-                ..YearCost::default()
-            })
-            .collect(),
-        total_usd: 0.0,
-        npv_usd: 0.0,
-        requests: 0.0,
-        cost_per_million_usd: None,
-        committed_beyond_horizon_usd: 0.0,
-        committed_beyond_horizon_pv_usd: 0.0,
-        beyond_horizon_usd: vec![],
-        resale_value_usd: 0.0,
-        book_value_usd: 0.0,
-        net_present_cost_usd: 0.0,
-        npv_after_tax_usd: None,
-        taxable_gain_at_end_usd: 0.0,
-        reserved_base: vec![],
-        energy_kwh: 0.0,
-        energy_per_request_j: None,
-        kwh_per_million_requests: None,
-        rps_per_watt: None,
-        carbon_kg: 0.0,
-    }
+    let fleet: Vec<FleetYear> = (1..=years)
+        .map(|year| FleetYear {
+            year,
+            units: 0,
+            utilization: 0.0,
+            hourly_units: vec![],
+            requests: 0.0,
+        })
+        .collect();
+    tco_sim::cost::empty(option, &fleet)
 }
 
 /// One year, one tier with a zero-cost option, one tier with no options at all.
