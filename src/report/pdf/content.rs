@@ -349,7 +349,9 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
             continue;
         }
         for o in &t.options {
-            let mut cells = vec![t.name.clone(), o.option.label().into(), units.join(" ")];
+            // What the option pays for: on-prem's installed units include its spares.
+            let paid: Vec<String> = o.yearly.iter().map(|y| format::count(y.units)).collect();
+            let mut cells = vec![t.name.clone(), o.option.label().into(), paid.join(" ")];
             if simulated {
                 cells.push(
                     t.capacity
