@@ -711,9 +711,10 @@ fn quantile_sorted(v: &[f64], p: f64) -> Option<f64> {
     })
 }
 
-/// "345,600 USD", "0.113 fraction per year".
+/// "345,600 USD", "0.113 fraction per year": three significant figures, for sentences (the
+/// JSON and CSV keep the exact value).
 fn value_text(v: f64, unit: &str) -> String {
-    format!("{} {unit}", format::plain(v))
+    format!("{} {unit}", format::figures3(v))
 }
 
 /// Run the whole analysis on a finished run and attach it: `sensitivity` and `uncertainty` in

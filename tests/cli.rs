@@ -132,8 +132,13 @@ fn same_inputs_and_seed_give_byte_identical_files_at_any_thread_count() {
         outputs.push((
             std::fs::read(out.join("results.json")).unwrap(),
             std::fs::read(out.join("results.csv")).unwrap(),
+            // The uncertainty analysis (tornado, flip points, Monte Carlo) too.
+            std::fs::read(out.join("sensitivity.csv")).unwrap(),
+            std::fs::read(out.join("uncertainty.csv")).unwrap(),
         ));
     }
+    let json = String::from_utf8(outputs[0].0.clone()).unwrap();
+    assert!(json.contains("\"flip_points\"") && json.contains("\"p_cheapest\""));
     assert!(outputs.windows(2).all(|w| w[0] == w[1]));
 }
 

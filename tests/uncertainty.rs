@@ -420,3 +420,34 @@ fn sampled_values_stay_inside_the_valid_range() {
             .all(|o| o.option != DeploymentOption::OnPrem || o.npv_p10 <= o.npv_base)
     );
 }
+
+#[test]
+fn a_simulated_plan_rescaled_at_its_base_inputs_is_the_base_plan() {
+    let s = shipped("starter.toml");
+    let method = Method::Simulated {
+        replications: s.simulation.replications,
+    };
+    let r = results::plan(&s, method, &|_, _| {}).unwrap();
+    let base: Vec<f64> = r
+        .tiers
+        .iter()
+        .flat_map(|t| t.options.iter().map(|o| o.net_present_cost_usd))
+        .collect();
+    let model = Model::new(&s, &r, method);
+    let inputs = s.uncertain_inputs();
+    let perf: Vec<&UncertainInput> = inputs
+        .iter()
+        .filter(|u| u.path.target.is_performance())
+        .collect();
+    assert!(!perf.is_empty());
+    for u in perf {
+        let (best, npv) = model.with_value(u, s.input_value(u.path.target).0);
+        assert_eq!(npv, base, "{}", u.path.key);
+        assert_eq!(best, model.base_best(), "{}", u.path.key);
+    }
+    // No flip sits at the base value itself: a flip needs the input to move.
+    let sens = model.sensitivity(&inputs).unwrap();
+    for f in sens.flip_points.iter().filter(|f| f.flips) {
+        assert_ne!(f.value, Some(f.base_value), "{}", f.input);
+    }
+}

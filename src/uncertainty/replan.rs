@@ -16,17 +16,21 @@
 //! end-to-end, TTFT, TPOT — scaled the same way). Latency at load ρ with a service time σ times
 //! longer behaves like σ × latency at load σ·ρ (a queue's latency is its service time times a
 //! function of its load, exactly so for M/M/c and M/D/c); dividing by `c(x_y)` calibrates the
-//! curve, measured at the last year's fleet, to each year's fleet. A year meets the contract
+//! curve, measured at the last year's fleet, to each year's fleet. A fleet meets the contract
 //! when `c(x) ≤ h · c(x_y) / σ`, `h` being the base plan's headroom (bound / measured, the
-//! tightest bound). The re-planned fleet scales the base fleet by the capacity it needs,
+//! tightest bound); the planned fleet (the base `N_y`) meets it in a sample when its new load
+//! `λ₁ / (N_y · T₁)` does. The re-planned fleet scales the base fleet's need by the capacity
+//! the new inputs need:
 //!
 //! ```text
-//! N′ = ⌈ N_y · (λ₁ / T₁) / (λ₀ / T₀) · x*₀ / x*₁ ⌉,    x*ₛ = the highest load meeting the contract
+//! r  = (λ₁ / T₁ / x*₁) / (λ₀ / T₀ / x*₀),     x*ₛ = the highest load meeting the contract
+//! N′ = min(N_y, ⌈(N_y − ½) · r⌉)               while the planned fleet still meets it
+//!      max(N_y + 1, ⌈(N_y − ½) · r⌉, ⌈λ₁ / (T₁ x*₁)⌉)   once it does not
 //! ```
 //!
-//! never below the new utilization bound, so at the base inputs it is the base plan exactly.
-//! The planned fleet (the base `N_y`) meets the contract in a sample when its new load
-//! `λ₁ / (N_y · T₁)` does. Years the base run did not simulate (too few requests for the
+//! (the base search found N_y units meeting the contract and N_y − 1 not, so the base need is
+//! taken as N_y − ½), never below the new utilization bound: at the base inputs it is the base
+//! plan exactly, and the fleet changes by whole units only once the need moves past them. Years the base run did not simulate (too few requests for the
 //! percentile) are sized by the utilization bound, as the base run sized them.
 
 use crate::capacity::{self, CapacityYear, FleetYear, LoadPoint};
@@ -149,13 +153,15 @@ pub fn replan(b: &Scenario, s: &Scenario, tier: usize, base: BasePlan<'_>) -> Re
         .fold(f64::INFINITY, f64::min);
         let headroom = if headroom.is_finite() { headroom } else { 1.0 };
         let threshold = |sig: f64| headroom * c_y / sig;
-        // The planned fleet under the new inputs.
-        let x_planned = design1 / (c.units as f64 * t1);
-        planned_meets &= curve.at(x_planned).is_some_and(|v| v <= threshold(sigma));
+        let meets_at = |n: u32| {
+            let x = design1 / (n as f64 * t1);
+            curve.at(x).is_some_and(|v| v <= threshold(sigma))
+        };
+        let still_meets = meets_at(c.units);
+        planned_meets &= still_meets;
         let units = match t.fixed_units {
             Some(n) => {
-                let x = design1 / (n as f64 * t1);
-                eligible &= curve.at(x).is_some_and(|v| v <= threshold(sigma));
+                eligible &= meets_at(n);
                 n
             }
             None => match (
@@ -163,9 +169,19 @@ pub fn replan(b: &Scenario, s: &Scenario, tier: usize, base: BasePlan<'_>) -> Re
                 curve.highest_load_within(threshold(sigma)),
             ) {
                 (Some(x0), Some(x1)) if x1 > 0.0 => {
-                    let need = c.units as f64 * (design1 / t1) / (design0 / t0) * x0 / x1;
-                    let n = (need - 1e-9).ceil().max(1.0);
+                    // The capacity needed relative to the base's; the base search found the
+                    // fleet of N_y units meeting the contract and N_y − 1 not, so its need is
+                    // taken as N_y − ½, and a fleet grows or shrinks by whole units only when
+                    // the need moves past them.
+                    let ratio = (design1 / t1 / x1) / (design0 / t0 / x0);
+                    let need = ((c.units as f64 - 0.5) * ratio).ceil().max(1.0);
                     let cap = s.simulation.max_units.max(1) as f64;
+                    let n = if still_meets {
+                        need.min(c.units as f64)
+                    } else {
+                        let by_curve = (design1 / (t1 * x1)).ceil();
+                        need.max(by_curve).max(c.units as f64 + 1.0)
+                    };
                     if n > cap {
                         eligible = false;
                     }
