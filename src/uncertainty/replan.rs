@@ -61,9 +61,8 @@ pub struct BasePlan<'a> {
     pub simulated: bool,
 }
 
-/// Re-plan tier `tier` of `s` (inputs changed, service plans recomputed) from its base plan in
-/// the base scenario `b`. `None` when the tier's service plan could not be rebuilt (the model
-/// no longer fits).
+/// Re-plan tier `tier` of `s` (inputs changed, service plans rebuilt) from its base plan in the
+/// base scenario `b`.
 pub fn replan(b: &Scenario, s: &Scenario, tier: usize, base: BasePlan<'_>) -> Replanned {
     let t = &s.tiers[tier];
     let t1 = t.plan.unit_throughput_rps(&s.workload);
@@ -234,7 +233,7 @@ struct Curve {
 impl Curve {
     fn new(curve: &[LoadPoint], units: u32, throughput: f64, percentile: f64) -> Option<Curve> {
         let capacity = units as f64 * throughput;
-        if curve.len() < 2 || !(capacity > 0.0) {
+        if curve.len() < 2 || capacity.is_nan() || capacity <= 0.0 {
             return None;
         }
         let mut top = 0.0f64;
