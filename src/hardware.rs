@@ -7,6 +7,7 @@
 //! profile file by path (`profile = "hardware-profiles/local.toml"`), which is how a profile
 //! written by `tco-sim calibrate` is used.
 
+pub mod egress;
 pub mod file;
 pub mod numbers;
 
@@ -121,16 +122,21 @@ pub enum DeploymentOption {
     /// A 3-year reserved base plus on-demand burst.
     #[serde(rename = "hybrid-3y")]
     Hybrid3y,
+    /// Spot (AWS) or preemptible (OCI) capacity, rented by the hour while needed and taken back
+    /// at the provider's notice: costed only when a tier lists it, and not taken as meeting the
+    /// latency contract unless the tier says so (`spot_meets_slo`).
+    Spot,
 }
 
 impl DeploymentOption {
-    pub const ALL: [DeploymentOption; 6] = [
+    pub const ALL: [DeploymentOption; 7] = [
         DeploymentOption::OnPrem,
         DeploymentOption::OnDemand,
         DeploymentOption::Reserved1y,
         DeploymentOption::Reserved3y,
         DeploymentOption::Hybrid1y,
         DeploymentOption::Hybrid3y,
+        DeploymentOption::Spot,
     ];
 
     pub fn label(self) -> &'static str {
@@ -141,6 +147,7 @@ impl DeploymentOption {
             DeploymentOption::Reserved3y => "reserved-3y",
             DeploymentOption::Hybrid1y => "hybrid-1y",
             DeploymentOption::Hybrid3y => "hybrid-3y",
+            DeploymentOption::Spot => "spot",
         }
     }
 
@@ -189,6 +196,19 @@ pub struct Prices {
     pub on_demand_usd_per_hour: Option<Cited>,
     pub reserved_1y_usd_per_hour: Option<Cited>,
     pub reserved_3y_usd_per_hour: Option<Cited>,
+    pub spot_usd_per_hour: Option<Cited>,
+    /// Yearly change g of every hourly price; absent means none.
+    pub change_per_year: Option<Cited>,
+    /// The provider's internet egress schedule; absent, egress is priced at the flat
+    /// `[costs] egress_usd_per_gb`.
+    pub egress: Option<&'static egress::EgressSchedule>,
+}
+
+impl Prices {
+    /// The yearly price change g (0 when the profile gives none).
+    pub fn change_per_year(&self) -> f64 {
+        self.change_per_year.as_ref().map_or(0.0, |c| c.value)
+    }
 }
 
 /// A validated hardware profile. Performance figures are in SI units (FLOP/s, B/s, B, s, W).
@@ -261,11 +281,21 @@ impl Profile {
                 .reserved_3y_usd_per_hour
                 .as_ref()
                 .filter(|_| p.on_demand_usd_per_hour.is_some()),
+            DeploymentOption::Spot => p.spot_usd_per_hour.as_ref(),
         }
     }
 
-    /// Deployment options this profile has prices for.
+    /// Deployment options a tier compares by default: every one this profile has a price for
+    /// except `spot`, which a tier must ask for (its capacity can be taken back).
     pub fn options(&self) -> Vec<DeploymentOption> {
+        DeploymentOption::ALL
+            .into_iter()
+            .filter(|o| *o != DeploymentOption::Spot && self.price(*o).is_some())
+            .collect()
+    }
+
+    /// Every option this profile has a price for, `spot` included (for help text).
+    pub fn priced_options(&self) -> Vec<DeploymentOption> {
         DeploymentOption::ALL
             .into_iter()
             .filter(|o| self.price(*o).is_some())
@@ -439,6 +469,24 @@ fn validate(
         on_demand_usd_per_hour: read(&numbers::ON_DEMAND)?,
         reserved_1y_usd_per_hour: read(&numbers::RESERVED_1Y)?,
         reserved_3y_usd_per_hour: read(&numbers::RESERVED_3Y)?,
+        spot_usd_per_hour: read(&numbers::SPOT)?,
+        change_per_year: read(&numbers::CHANGE_PER_YEAR)?,
+        egress: match &f.price.egress {
+            None => None,
+            Some(name) => Some(egress::schedule(name.get_ref()).ok_or_else(|| {
+                let known = egress::names();
+                let help = match closest(name.get_ref(), &known) {
+                    Some(b) => format!("did you mean `{b}`? schedules: {}", known.join(", ")),
+                    None => format!("schedules: {}", known.join(", ")),
+                };
+                src.error(
+                    name,
+                    "price.egress",
+                    format!("no egress schedule is named `{}`", name.get_ref()),
+                )
+                .with_help(help)
+            })?),
+        },
     };
     if prices.purchase_usd.is_none()
         && prices.on_demand_usd_per_hour.is_none()

@@ -25,7 +25,7 @@ use crate::scenario::{InputRecord, Scenario};
 use crate::sim::SimError;
 
 /// Version of the `results.json` layout. Bump it when a field changes meaning or goes away.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunResults {
@@ -111,17 +111,72 @@ impl TierResult {
     }
 }
 
-/// One row/column pair of the break-even table.
+/// One row/column pair of the break-even table: an on-prem tier against a cloud option, both
+/// as lines of net present cost in hours per day of full use of the planned fleet (see
+/// [`cost::break_even`]).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BreakEven {
     pub on_prem_tier: String,
     pub cloud_tier: String,
     pub cloud_option: DeploymentOption,
-    /// Seed 004's form: 24 × on-prem total / cloud total at 24 h/day.
+    /// Seed 004's form, 24 × on-prem cash ÷ cloud cash at 24 h/day, against on-demand only
+    /// (`None` against a reservation or a hybrid, which are not paid by the hour used). It may
+    /// exceed 24: on-prem never pays off; the reports then say "> 24 h/day (never)".
     pub simplified_hours_per_day: Option<f64>,
+    /// Where the two lines cross, if they do within the day.
     pub exact: ExactBreakEven,
+    /// The cloud option's net present cost less on-prem's, each line at its own actual
+    /// operating point \[USD\]: positive when on-prem is cheaper as the tiers actually run —
+    /// the verdict that agrees with the ranking.
+    pub on_prem_saving_usd: f64,
+    /// The two tiers run different hardware (chip model, chips per unit or kind differ), so
+    /// the row compares fleets of different sizes, not one unit against its rented twin.
+    pub cross_hardware: bool,
+    /// On-prem units installed, smallest and largest over the horizon.
+    pub on_prem_units: UnitRange,
+    /// Cloud units planned (at the design peak), smallest and largest over the horizon.
+    pub cloud_units: UnitRange,
     pub on_prem_line: CostLine,
     pub cloud_line: CostLine,
+}
+
+impl BreakEven {
+    /// Whether on-prem is the cheaper of the two at their actual operating points.
+    pub fn on_prem_cheaper_at_actual_use(&self) -> bool {
+        self.on_prem_saving_usd >= 0.0
+    }
+}
+
+/// The smallest and largest of a count over the horizon.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct UnitRange {
+    pub min: u32,
+    pub max: u32,
+}
+
+impl UnitRange {
+    fn of(counts: impl Iterator<Item = u32>) -> UnitRange {
+        counts
+            .fold(
+                UnitRange {
+                    min: u32::MAX,
+                    max: 0,
+                },
+                |r, n| UnitRange {
+                    min: r.min.min(n),
+                    max: r.max.max(n),
+                },
+            )
+            .or_zero()
+    }
+
+    fn or_zero(self) -> UnitRange {
+        if self.min > self.max {
+            UnitRange { min: 0, max: 0 }
+        } else {
+            self
+        }
+    }
 }
 
 /// A published figure beside this run's.
@@ -224,6 +279,7 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
             porting_usd: tier.porting.as_ref().map_or(0.0, |c| c.value),
             peak_rps: capacity.last().map_or(0.0, |c| c.peak_rps),
             unit_throughput_rps: input.unit_throughput_rps,
+            spares: tier.spares,
         };
         // A tier with no fleet that meets the contract — infeasible at any size, or not within
         // simulation.max_units — has no plan to cost.
@@ -291,6 +347,27 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
         });
     }
     for t in &out_tiers {
+        // An on-prem fleet of one working unit and no spare (units are the planned one plus
+        // spares and any kept idle).
+        for o in t
+            .options
+            .iter()
+            .filter(|o| o.option == DeploymentOption::OnPrem)
+        {
+            let years: Vec<u32> = o
+                .yearly
+                .iter()
+                .zip(&t.capacity)
+                .filter(|(y, c)| c.fleet.units == 1 && y.units <= 1)
+                .map(|(y, _)| y.year)
+                .collect();
+            if !years.is_empty() {
+                notes.push(Note::SingleUnitNoSpare {
+                    tier: t.name.clone(),
+                    years,
+                });
+            }
+        }
         for o in t
             .options
             .iter()
@@ -301,6 +378,21 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
                 option: o.option,
                 horizon_years: scenario.horizon_years,
                 owed_usd: o.committed_beyond_horizon_usd,
+            });
+        }
+    }
+    for t in &out_tiers {
+        if spot_meets_slo(scenario, &t.name) {
+            continue;
+        }
+        for o in t
+            .options
+            .iter()
+            .filter(|o| o.option == DeploymentOption::Spot)
+        {
+            notes.push(Note::SpotNotRecommended {
+                tier: t.name.clone(),
+                net_present_cost_usd: o.net_present_cost_usd,
             });
         }
     }
@@ -320,6 +412,12 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
         .count();
     if estimates > 0 {
         notes.push(Note::Estimates { count: estimates });
+    }
+    if scenario.costs.tax_rate.value > 0.0 {
+        notes.push(Note::AfterTax {
+            rate: scenario.costs.tax_rate.value,
+            macrs: scenario.costs.tax_depreciation.value >= 0.5,
+        });
     }
     RunResults {
         schema_version: SCHEMA_VERSION,
@@ -480,6 +578,12 @@ fn peak_day<T: Copy>(series: &[T], rates: &[f64]) -> Vec<T> {
 }
 
 fn break_even_table(scenario: &Scenario, tiers: &[TierResult]) -> Vec<BreakEven> {
+    let fleet_of = |t: &TierResult| {
+        t.capacity
+            .iter()
+            .map(|y| y.fleet.clone())
+            .collect::<Vec<_>>()
+    };
     let mut out = Vec::new();
     for (ti, t) in tiers.iter().enumerate() {
         let Some(op) = t
@@ -491,17 +595,24 @@ fn break_even_table(scenario: &Scenario, tiers: &[TierResult]) -> Vec<BreakEven>
         };
         let tier = &scenario.tiers[ti];
         let energy = tier.energy_override.as_ref().map(|c| c.value);
-        let op_line = cost::on_prem_line(&tier.profile, op, &scenario.costs, energy);
+        let op_line = cost::on_prem_line(&tier.profile, op, &fleet_of(t), &scenario.costs, energy);
         for (ci, c) in tiers.iter().enumerate() {
-            let cloud_fleet: Vec<_> = c.capacity.iter().map(|y| y.fleet.clone()).collect();
+            let cloud_profile = &scenario.tiers[ci].profile;
+            let cloud_fleet = fleet_of(c);
             for oc in c.options.iter().filter(|o| o.option.is_cloud()) {
-                let cl_line = cost::cloud_line(&scenario.tiers[ci].profile, oc, &cloud_fleet);
+                let cl_line = cost::cloud_line(cloud_profile, oc, &cloud_fleet, &scenario.costs);
                 out.push(BreakEven {
                     on_prem_tier: t.name.clone(),
                     cloud_tier: c.name.clone(),
                     cloud_option: oc.option,
-                    simplified_hours_per_day: cost::simplified_break_even(op_line, cl_line),
+                    simplified_hours_per_day: (oc.option == DeploymentOption::OnDemand)
+                        .then(|| cost::simplified_break_even(op_line, cl_line))
+                        .flatten(),
                     exact: cost::exact_break_even(op_line, cl_line),
+                    on_prem_saving_usd: cl_line.at_actual_use() - op_line.at_actual_use(),
+                    cross_hardware: !same_hardware(&tier.profile, cloud_profile),
+                    on_prem_units: UnitRange::of(op.yearly.iter().map(|y| y.units)),
+                    cloud_units: UnitRange::of(cloud_fleet.iter().map(|f| f.units)),
                     on_prem_line: op_line,
                     cloud_line: cl_line,
                 });
@@ -509,6 +620,12 @@ fn break_even_table(scenario: &Scenario, tiers: &[TierResult]) -> Vec<BreakEven>
         }
     }
     out
+}
+
+/// Whether two profiles are the same hardware: the same kind, chip model and chips per unit
+/// (an 8x H100 server and a p5.48xlarge are; an 8x H100 server and an L4 instance are not).
+fn same_hardware(a: &crate::hardware::Profile, b: &crate::hardware::Profile) -> bool {
+    a.kind == b.kind && a.chip_model == b.chip_model && a.chips.value == b.chips.value
 }
 
 fn compare_references(
@@ -546,18 +663,31 @@ fn compare_references(
         .collect()
 }
 
-/// The cheapest option by NPV among tiers that meet the SLO every year.
+/// Whether the scenario's tier of this name takes spot capacity as meeting its contract.
+fn spot_meets_slo(scenario: &Scenario, tier: &str) -> bool {
+    scenario
+        .tiers
+        .iter()
+        .any(|t| t.name == tier && t.spot_meets_slo)
+}
+
+/// The cheapest option by NPV among tiers that meet the SLO every year (spot only where the
+/// tier says its service rides out interruptions).
 fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation> {
     let mut choices: Vec<Choice> = tiers
         .iter()
         .filter(|t| t.meets_slo())
         .flat_map(|t| {
-            t.options.iter().map(|o| Choice {
-                tier: t.name.clone(),
-                option: o.option,
-                net_present_cost_usd: o.net_present_cost_usd,
-                total_usd: o.total_usd,
-            })
+            let spot_ok = spot_meets_slo(scenario, &t.name);
+            t.options
+                .iter()
+                .filter(move |o| spot_ok || o.option != DeploymentOption::Spot)
+                .map(|o| Choice {
+                    tier: t.name.clone(),
+                    option: o.option,
+                    net_present_cost_usd: o.net_present_cost_usd,
+                    total_usd: o.total_usd,
+                })
         })
         .collect();
     // Cheapest first; on a tie the simpler option (on-prem < on-demand < reserved < hybrid).

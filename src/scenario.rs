@@ -76,6 +76,14 @@ pub struct Tier {
     pub software_override: Option<Cited>,
     /// One-time porting and engineering \[USD\], paid at the start of year 1.
     pub porting: Option<Cited>,
+    /// Whether `spot` counts as meeting the contract (the tier says its service rides out
+    /// interruptions); otherwise a spot option is costed but never recommended.
+    pub spot_meets_slo: bool,
+    /// The tier's own `price_change_per_year`, which replaces the profile's (kept here for the
+    /// report's inputs; the tier's copy of the profile carries it into the cost model).
+    pub price_change_override: Option<Cited>,
+    /// On-prem spares per year (N + k), replacing the availability target's.
+    pub spares: Option<u32>,
     /// The service-time plan of this tier's profile, workload, precision and batching, computed
     /// once here (validation already needs it to check that the model fits) and kept, so the
     /// capacity plan and the reports never recompute it. Derived, not an input, so not
@@ -205,11 +213,25 @@ impl Scenario {
             if let Some(e) = &t.porting {
                 out.push(InputRecord::new(&t.name, "porting_usd", e));
             }
+            if let Some(g) = &t.price_change_override {
+                out.push(InputRecord::new(&t.name, "price_change_per_year", g));
+            }
             if !seen.insert(t.profile.name.clone()) {
                 continue;
             }
             for (field, c) in t.profile.cited_numbers() {
+                // A tier's override is recorded under the tier, not as the profile's figure.
+                if t.price_change_override.is_some()
+                    && field == crate::hardware::numbers::CHANGE_PER_YEAR.label
+                {
+                    continue;
+                }
                 out.push(InputRecord::new(&t.profile.name, &field, c));
+            }
+            if let Some(e) = t.profile.prices.egress {
+                for (field, c) in e.cited_numbers() {
+                    out.push(InputRecord::new(&t.profile.name, &field, &c));
+                }
             }
         }
         out
@@ -581,7 +603,7 @@ fn validate_tier(
                         )
                         .with_help(format!(
                             "options this profile has prices for: {}",
-                            labels(&profile.options())
+                            labels(&profile.priced_options())
                         )));
                 }
             }
@@ -723,9 +745,65 @@ fn validate_tier(
         "USD from 0 to 1e10",
         t.porting_source.as_ref(),
     )?;
+    let spot_meets_slo = match &t.spot_meets_slo {
+        Some(b) => {
+            if *b.get_ref() && !options.contains(&DeploymentOption::Spot) {
+                return Err(src
+                    .error(
+                        b,
+                        field("spot_meets_slo"),
+                        format!("tier `{name}` does not compare spot ({})", labels(&options)),
+                    )
+                    .with_help(
+                        "add \"spot\" to the tier's options (its profile needs price.spot_usd_per_hour), or remove spot_meets_slo",
+                    ));
+            }
+            *b.get_ref()
+        }
+        None => false,
+    };
+    let mut profile = profile;
+    let price_change_override = match &t.price_change_per_year {
+        Some(v) => {
+            let decl = &crate::hardware::numbers::CHANGE_PER_YEAR;
+            let x = decl.valid.check(src, &field("price_change_per_year"), v)?;
+            let c = user_cited(src, v, x, t.price_change_source.as_ref());
+            profile.prices.change_per_year = Some(c.clone());
+            Some(c)
+        }
+        None => None,
+    };
+    let spares = t
+        .spares
+        .as_ref()
+        .map(|k| {
+            whole(
+                src,
+                k,
+                &field("spares"),
+                0,
+                i64::from(crate::cost::inputs::MAX_SPARES),
+            )
+        })
+        .transpose()?;
+    if let (Some(k), false) = (&t.spares, options.contains(&DeploymentOption::OnPrem)) {
+        return Err(src
+            .error(
+                k,
+                field("spares"),
+                format!(
+                    "tier `{name}` compares only cloud options ({}), which keep no spares",
+                    labels(&options)
+                ),
+            )
+            .with_help("spares applies to on-prem units; remove it, or add \"on-prem\" to the tier's options"));
+    }
     Ok(Tier {
+        spares,
         name,
         profile,
+        spot_meets_slo,
+        price_change_override,
         options,
         fixed_units,
         precision,

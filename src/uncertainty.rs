@@ -192,6 +192,7 @@ struct Settings {
     energy: Option<f64>,
     software: Option<f64>,
     porting: f64,
+    spares: Option<u32>,
 }
 
 impl Settings {
@@ -200,6 +201,7 @@ impl Settings {
             energy: t.energy_override.as_ref().map(|c| c.value),
             software: t.software_override.as_ref().map(|c| c.value),
             porting: t.porting.as_ref().map_or(0.0, |c| c.value),
+            spares: t.spares,
         }
     }
 
@@ -219,6 +221,7 @@ impl Settings {
             porting_usd: self.porting,
             peak_rps,
             unit_throughput_rps,
+            spares: self.spares,
         }
     }
 }

@@ -97,7 +97,7 @@ fn runs_a_shipped_scenario_and_writes_its_files() {
         .stdout(predicate::str::contains("results.json"));
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("results.json")).unwrap()).unwrap();
-    assert_eq!(json["schema_version"], 2);
+    assert_eq!(json["schema_version"], 3);
     assert_eq!(json["tiers"].as_array().unwrap().len(), 2);
     let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
     // header + 1 on-prem + 3 cloud options, 5 years each

@@ -118,7 +118,7 @@ fn every_chart_parses_and_shows_its_series_and_labels() {
         be,
         &[
             "Daily use (hours per day)",
-            "Five-year cost (USD)",
+            "Net present cost (USD)",
             "Altra on-prem · on-prem",
             "h/day",
         ],

@@ -76,7 +76,8 @@ fn pdf_opens_on_a4_with_numbered_pages_embedded_font_and_the_run_in_its_text() {
     let r = shipped("h100-current-prices");
     let file = write_pdf(&r, dir.path(), "report.pdf");
     let n = pages(&file);
-    assert!((8..=16).contains(&n), "{n} pages");
+    // The assumptions pages grow with the cost inputs (the on-prem policies added eleven).
+    assert!((8..=18).contains(&n), "{n} pages");
     let info = poppler("pdfinfo", &[], &file);
     assert!(info.contains("595.28 x 841.89 pts (A4)"), "{info}");
     assert!(info.contains(&r.scenario.name), "{info}");

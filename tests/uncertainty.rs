@@ -78,15 +78,21 @@ fn a_tornado_on_a_linear_input_gives_the_exact_swing() {
     let sens = model.sensitivity(&inputs).unwrap();
     let row = &sens.tornado[0];
     assert_eq!((row.low_value, row.high_value), (0.05, 0.25));
-    // By hand: on-prem energy cost is kWh_y · price, discounted at mid-year; on-demand pays
-    // none of it. The net present cost moves by Σ_y kWh_y · (1 + r)^−(y − ½) per $/kWh.
+    // By hand: on-prem energy cost is kWh_y · price · (1 + e)^(y−1) (e: the electricity price
+    // trend), discounted at mid-year; on-demand pays none of it. The scenario is pre-tax (the
+    // default tax rate is 0), so the net present cost moves by
+    // Σ_y kWh_y · (1 + e)^(y−1) · (1 + r)^−(y − ½) per $/kWh.
+    assert_eq!(s.costs.tax_rate.value, 0.0);
     let owned = r.tiers.iter().find(|t| t.name == "owned").unwrap();
     let on_prem = &owned.options[0];
     let rate = s.costs.discount_rate.value;
+    let e = s.costs.electricity_price_change_per_year.value;
     let kwh_pv: f64 = on_prem
         .yearly
         .iter()
-        .map(|y| y.energy_kwh * cost::mid_year_factor(rate, y.year))
+        .map(|y| {
+            y.energy_kwh * (1.0 + e).powi(y.year as i32 - 1) * cost::mid_year_factor(rate, y.year)
+        })
         .sum();
     let expected = kwh_pv * (0.25 - 0.05);
     assert!(kwh_pv > 0.0);

@@ -351,6 +351,9 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
             on_demand_usd_per_hour: b.price.on_demand_usd_per_hour.as_ref().map(clone_entry),
             reserved_1y_usd_per_hour: b.price.reserved_1y_usd_per_hour.as_ref().map(clone_entry),
             reserved_3y_usd_per_hour: b.price.reserved_3y_usd_per_hour.as_ref().map(clone_entry),
+            spot_usd_per_hour: b.price.spot_usd_per_hour.as_ref().map(clone_entry),
+            change_per_year: b.price.change_per_year.as_ref().map(clone_entry),
+            egress: b.price.egress.clone(),
         },
         None => PriceFile {
             region: None,
@@ -358,6 +361,9 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
             on_demand_usd_per_hour: inputs.usd_per_hour.map(|v| user(v, "--usd-per-hour")),
             reserved_1y_usd_per_hour: None,
             reserved_3y_usd_per_hour: None,
+            spot_usd_per_hour: None,
+            change_per_year: None,
+            egress: None,
         },
     };
     let mut sources: BTreeMap<String, SourceFileEntry> = BTreeMap::new();

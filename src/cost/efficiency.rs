@@ -48,6 +48,8 @@ pub struct TierCosts {
     pub peak_rps: f64,
     /// Requests per second one unit sustains at full load (roofline).
     pub unit_throughput_rps: f64,
+    /// On-prem spares per year (N + k), replacing the availability target's.
+    pub spares: Option<u32>,
 }
 
 impl TierCosts {
@@ -65,7 +67,7 @@ impl TierCosts {
 fn running_unit_hours(option: DeploymentOption, f: &FleetYear, y: &YearCost) -> f64 {
     match option {
         DeploymentOption::OnPrem => y.units as f64 * HOURS_PER_YEAR,
-        DeploymentOption::OnDemand => y.instance_hours,
+        DeploymentOption::OnDemand | DeploymentOption::Spot => y.instance_hours,
         DeploymentOption::Reserved1y
         | DeploymentOption::Reserved3y
         | DeploymentOption::Hybrid1y
@@ -156,7 +158,14 @@ pub fn rps_per_watt(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cost::inputs::default_costs;
+    use crate::cost::inputs::CostInputs;
+
+    /// The cited defaults without on-prem spares, so one unit is one unit.
+    fn default_costs() -> CostInputs {
+        let mut c = crate::cost::inputs::default_costs();
+        c.availability_target.value = 0.0;
+        c
+    }
     use crate::cost::option_cost_for;
 
     fn h100() -> Profile {

@@ -187,8 +187,8 @@ cost_inputs! {
         help: "colocation space and power provisioning, per kW of a unit's peak power (at most 5,000: retail colocation in the dearest markets is below $500/kW-month, ×10)",
     },
     maintenance_share_per_year {
-        unit: "fraction of capex per year",
-        valid: Valid::from_to(0.0, 1.0, "a fraction of capex per year from 0 to 1, e.g. 0.1 for 10 %"),
+        unit: "fraction of purchase price per year",
+        valid: Valid::from_to(0.0, 1.0, "a fraction of the purchase price per year from 0 to 1, e.g. 0.1 for 10 %"),
         default: 0.10, Cited,
         source: [
             "alpine-2025",
@@ -197,7 +197,7 @@ cost_inputs! {
             "2025"
         ],
         note: None,
-        help: "hardware support and maintenance of on-prem units",
+        help: "hardware support and maintenance of on-prem units, per year, on the purchase price (without installation) of every unit installed that year, spares and idle units included, each at the price its lot was bought for",
     },
     depreciation_years {
         unit: "years",
@@ -209,8 +209,151 @@ cost_inputs! {
             "",
             "2025-02-11"
         ],
-        note: Some("hardware is refreshed at the end of this life"),
-        help: "life of an on-prem unit; it is bought again at the end of it",
+        note: Some("book life only: the hardware is replaced after `refresh_years`"),
+        help: "accounting life of an on-prem unit: straight-line book value (reported, not ranked) and tax depreciation when `tax_depreciation` = 0",
+    },
+    refresh_years {
+        unit: "years",
+        valid: Valid::from_to(1.0, 30.0, "whole years from 1 to 30").whole(),
+        default: 5.0, Cited,
+        source: [
+            "techtarget-refresh",
+            "TechTarget, 'server refresh cycle': 'Traditionally, refresh cycles have averaged around five years … some businesses now work on a three-year replacement cycle'",
+            "https://www.techtarget.com/whatis/definition/server-refresh-cycle",
+            "2013-03"
+        ],
+        note: Some("GPU economic life is argued to be 3–5 years (reference/hardware.md §6); set 3 or 4 for GPU fleets you replace by generation"),
+        help: "service life of an on-prem unit: it is retired (sold at market) after this many years plus `extend_life_years`, and replaced only if the fleet still needs it",
+    },
+    extend_life_years {
+        unit: "years",
+        valid: Valid::from_to(0.0, 30.0, "whole years from 0 to 30").whole(),
+        default: 0.0, Estimate,
+        source: [
+            "policy-extend",
+            "tco-sim default: a policy, not a fact: refresh on time",
+            "",
+            "2026-11"
+        ],
+        note: Some("0: replace at refresh_years; set 1–2 to sweat the hardware instead of refreshing (it keeps paying maintenance, space, power and staff)"),
+        help: "years a unit keeps running past `refresh_years` before it is replaced",
+    },
+    retire_surplus {
+        unit: "1 = retire, 0 = keep",
+        valid: Valid::from_to(0.0, 1.0, "1 (retire surplus units: sell them at market) or 0 (keep them installed, idle)").whole(),
+        default: 1.0, Estimate,
+        source: [
+            "policy-surplus",
+            "tco-sim default: a policy, not a fact: retire what the fleet no longer needs",
+            "",
+            "2026-11"
+        ],
+        note: Some("retire: a surplus unit sells for more now than later (it loses resale_decline_per_year a year) and stops paying maintenance, space, idle power and staff; keep (0) if the traffic may come back"),
+        help: "what happens to on-prem units the fleet no longer needs when it shrinks: 1 sells them at market value at their age, 0 keeps them installed and idle until their refresh",
+    },
+    hardware_price_change_per_year {
+        unit: "fraction per year",
+        valid: Valid::from_to(-0.5, 0.5, "a yearly change from -0.5 to 0.5; negative is cheaper, e.g. -0.1"),
+        default: 0.0, Estimate,
+        source: [
+            "price-change",
+            "tco-sim default: no citable series of a fixed server SKU's price over its sale life was found; GPU rental prices fell (H100 above $8/h in 2023 to about $2–2.5/h in 2026, aitechconnect-976.pages.dev, 2026) but purchase prices track the generation on sale",
+            "",
+            "2026-11"
+        ],
+        note: Some("0: a later purchase costs what the profile says; set a negative rate for a quoted decline of the same SKU"),
+        help: "change of the purchase price of units bought in later years: a unit bought in year y costs price × (1 + this)^(y − 1); its maintenance, resale and book value follow its own price",
+    },
+    availability_target {
+        unit: "probability",
+        valid: Valid::from_to(0.0, 0.999999, "a probability from 0 (no spares) to 0.999999, e.g. 0.99982"),
+        default: 0.99982, Cited,
+        source: [
+            "uptime-tier-iii",
+            "Uptime Institute Tier classification via viabandwidth.com: 'Tier III maps to about 99.982% availability (roughly 1.6 hours of downtime per year)'",
+            "https://viabandwidth.com/datacenters/guides/tier-3-vs-tier-4",
+            "2026"
+        ],
+        note: Some("a facility figure applied to the fleet: the chance that enough units are up to carry the planned load; 0 buys no spares (a page read in 2026, undated)"),
+        help: "on-prem spares: the smallest k such that P(more than k of the N + k units are down) ≤ 1 − this; a tier's `spares` overrides it",
+    },
+    gpu_unit_failures_per_year {
+        unit: "failures/unit-year",
+        valid: Valid::from_to(0.0, 50.0, "failures per unit-year from 0 to 50"),
+        default: 1.38, Derived,
+        source: [
+            "llama3-interruptions",
+            "Meta, The Llama 3 Herd of Models, via DatacenterDynamics: 419 unexpected interruptions in 54 days on 16,384 H100 GPUs (2,048 8-GPU servers)",
+            "https://www.datacenterdynamics.com/en/news/meta-report-details-hundreds-of-gpu-and-hbm3-related-interruptions-to-llama-3-training-run",
+            "2024-07"
+        ],
+        note: Some("419 / (54 / 365) / 2,048 = 1.38 per server-year; some were cleared by a restart, so it overstates the repairs"),
+        help: "failures per unit and year of GPU and accelerator units, for spares",
+    },
+    cpu_unit_failures_per_year {
+        unit: "failures/unit-year",
+        valid: Valid::from_to(0.0, 50.0, "failures per unit-year from 0 to 50"),
+        default: 0.08, Estimate,
+        source: [
+            "vishwanath-2010",
+            "Vishwanath & Nagappan, 'Characterizing Cloud Computing Hardware Reliability', SoCC 2010 (Microsoft Research)",
+            "https://www.microsoft.com/en-us/research/publication/characterizing-cloud-computing-hardware-reliability/",
+            "2010-06"
+        ],
+        note: Some("recalled from the paper (about 8 % of servers see a hardware incident in a year); the figure itself was not retrieved, so check it before relying on it"),
+        help: "failures per unit and year of CPU units, for spares",
+    },
+    repair_days {
+        unit: "days",
+        valid: Valid::from_to(0.0, 365.0, "days from 0 to 365"),
+        default: 3.0, Estimate,
+        source: [
+            "repair-time",
+            "tco-sim default: next-business-day parts under a support contract, plus diagnosis and burn-in",
+            "",
+            "2026-11"
+        ],
+        note: Some("a unit is down λ·r / (365 + λ·r) of the time (λ failures a year, r days each); set your support contract's repair time"),
+        help: "days a failed unit is out of service, for spares",
+    },
+    electricity_price_change_per_year {
+        unit: "fraction per year",
+        valid: Valid::from_to(-0.5, 0.5, "a yearly change from -0.5 to 0.5, e.g. 0.013"),
+        default: 0.013, Derived,
+        source: [
+            "eia-industrial-2011-2023",
+            "EIA Electric Power Monthly Table 5.3: US industrial average 6.88 ¢/kWh in 2011; EIA Electric Power Annual 2023: 8.06 ¢/kWh",
+            "https://www.eia.gov/electricity/annual/",
+            "2024-10-17"
+        ],
+        note: Some("(8.06 / 6.88)^(1/12) − 1 = 1.3 % a year, nominal, like the discount rate; no EIA projection was captured"),
+        help: "yearly change of the on-prem energy price (and of a tier's all-in energy_usd_per_unit_hour): year y pays price × (1 + this)^(y − 1)",
+    },
+    tax_rate {
+        unit: "fraction",
+        valid: Valid::from_to(0.0, 0.9, "a tax rate from 0 (pre-tax) to 0.9, e.g. 0.21"),
+        default: 0.0, Estimate,
+        source: [
+            "pre-tax",
+            "tco-sim default: a pre-tax comparison; the US federal corporate rate is 21 % (26 U.S.C. § 11(b), from 2018)",
+            "https://www.law.cornell.edu/uscode/text/26/11",
+            "2017-12-22"
+        ],
+        note: Some("0: pre-tax; set your marginal rate (federal + state) for an after-tax net present cost, on which the options are then ranked"),
+        help: "income-tax rate: when above 0, costs are deducted at this rate, owned hardware is depreciated for tax (`tax_depreciation`), sales pay tax on the gain over tax book value, and options rank on the after-tax net present cost",
+    },
+    tax_depreciation {
+        unit: "0 = straight-line, 1 = MACRS",
+        valid: Valid::from_to(0.0, 1.0, "0 (straight-line over depreciation_years) or 1 (MACRS 5-year, half-year convention)").whole(),
+        default: 0.0, Cited,
+        source: [
+            "irs-pub-946",
+            "IRS Publication 946, How To Depreciate Property, Table A-1: 5-year property (computers) 20, 32, 19.2, 11.52, 11.52, 5.76 %",
+            "https://www.irs.gov/publications/p946",
+            "2024"
+        ],
+        note: Some("straight-line by default; MACRS 5-year is the US tax schedule for computers"),
+        help: "tax depreciation of owned hardware, when tax_rate > 0: 0 straight-line over depreciation_years, 1 MACRS 5-year (IRS Pub 946 Table A-1)",
     },
     resale_decline_per_year {
         unit: "share/year",
@@ -305,8 +448,125 @@ cost_inputs! {
             "https://aws.amazon.com/ec2/pricing/on-demand/",
             "2026"
         ],
-        note: Some("charged to cloud options only; on-prem transit is inside the installation share"),
-        help: "price of data sent out of the cloud (1 GB = 1e9 B; at most 5: the dearest published internet egress is under $0.5/GB, ×10)",
+        note: Some("charged to cloud options only; on-prem transit is inside the installation share. A profile that names its provider's egress schedule (AWS, OCI) is priced by that schedule instead, unless the scenario sets this key"),
+        help: "flat price of data sent out of the cloud: when the scenario sets it, it overrides every profile's egress schedule (free allowance and volume tiers); otherwise it prices only profiles that name no schedule (1 GB = 1e9 B; at most 5: the dearest published internet egress is under $0.5/GB, ×10)",
+    },
+    reserved_upfront_share {
+        unit: "fraction of the commitment",
+        valid: Valid::from_to(0.0, 1.0, "a fraction from 0 to 1: 0 no upfront, 0.5 partial, 1 all upfront"),
+        default: 0.0, Cited,
+        source: [
+            "aws-ri-payment",
+            "AWS EC2 Reserved Instances and Savings Plans: No Upfront, Partial Upfront and All Upfront payment options; the profiles' reserved rates are the No Upfront rates (instances.vantage.sh snapshot via tsaol/aws-gpu gpu_instances_raw.json@2d0108c)",
+            "https://aws.amazon.com/ec2/pricing/reserved-instances/pricing/",
+            "2025-11-30"
+        ],
+        note: Some("0 = No Upfront, the payment option the profiles' reserved prices are quoted for"),
+        help: "share of a reservation's whole-term cost paid when it is bought (0 no upfront, 0.5 partial, 1 all upfront); the rest is paid by the hour. The upfront part is paid at the start of the lot's first year and buys the discount below",
+    },
+    reserved_1y_partial_upfront_discount {
+        unit: "fraction of the no-upfront rate",
+        valid: Valid::from_to(0.0, 0.5, "a fraction from 0 to 0.5"),
+        default: 0.0476, Derived,
+        source: [
+            "vantage-ri-options-2025-11-30",
+            "instances.vantage.sh raw data as mirrored in tsaol/aws-gpu data/gpu_instances_raw.json@2d0108c: us-east-1 Linux reserved rates by payment option",
+            "https://github.com/tsaol/aws-gpu/blob/2d0108c7bd261c8e40493fbd35135437bd6c9099/data/gpu_instances_raw.json",
+            "2025-11-30"
+        ],
+        note: Some("p5.48xlarge 1-yr Convertible: 1 − 41.279954 / 43.344 = 0.0476 (g6.xlarge 1-yr Standard: 1 − 0.499033 / 0.52392 = 0.0475)"),
+        help: "how much cheaper, per effective hour, a 1-year Partial Upfront reservation is than No Upfront; between the payment options the discount is interpolated linearly in `reserved_upfront_share`",
+    },
+    reserved_1y_all_upfront_discount {
+        unit: "fraction of the no-upfront rate",
+        valid: Valid::from_to(0.0, 0.5, "a fraction from 0 to 0.5"),
+        default: 0.0667, Derived,
+        source: [
+            "vantage-ri-options-2025-11-30",
+            "instances.vantage.sh raw data as mirrored in tsaol/aws-gpu data/gpu_instances_raw.json@2d0108c: us-east-1 Linux reserved rates by payment option",
+            "https://github.com/tsaol/aws-gpu/blob/2d0108c7bd261c8e40493fbd35135437bd6c9099/data/gpu_instances_raw.json",
+            "2025-11-30"
+        ],
+        note: Some("p5.48xlarge 1-yr Convertible: 1 − 40.454452 / 43.344 = 0.0667 (g6.xlarge 1-yr Standard: 1 − 0.489041 / 0.52392 = 0.0666)"),
+        help: "how much cheaper, per effective hour, a 1-year All Upfront reservation is than No Upfront",
+    },
+    reserved_3y_partial_upfront_discount {
+        unit: "fraction of the no-upfront rate",
+        valid: Valid::from_to(0.0, 0.5, "a fraction from 0 to 0.5"),
+        default: 0.0741, Derived,
+        source: [
+            "vantage-ri-options-2025-11-30",
+            "instances.vantage.sh raw data as mirrored in tsaol/aws-gpu data/gpu_instances_raw.json@2d0108c: us-east-1 Linux reserved rates by payment option",
+            "https://github.com/tsaol/aws-gpu/blob/2d0108c7bd261c8e40493fbd35135437bd6c9099/data/gpu_instances_raw.json",
+            "2025-11-30"
+        ],
+        note: Some("p5.48xlarge 3-yr Standard: 1 − 22.015991 / 23.77728 = 0.0741 (g6.xlarge: 1 − 0.342025 / 0.3694 = 0.0741)"),
+        help: "how much cheaper, per effective hour, a 3-year Partial Upfront reservation is than No Upfront",
+    },
+    reserved_3y_all_upfront_discount {
+        unit: "fraction of the no-upfront rate",
+        valid: Valid::from_to(0.0, 0.5, "a fraction from 0 to 0.5"),
+        default: 0.1296, Derived,
+        source: [
+            "vantage-ri-options-2025-11-30",
+            "instances.vantage.sh raw data as mirrored in tsaol/aws-gpu data/gpu_instances_raw.json@2d0108c: us-east-1 Linux reserved rates by payment option",
+            "https://github.com/tsaol/aws-gpu/blob/2d0108c7bd261c8e40493fbd35135437bd6c9099/data/gpu_instances_raw.json",
+            "2025-11-30"
+        ],
+        note: Some("p5.48xlarge 3-yr Standard: 1 − 20.695053 / 23.77728 = 0.1296 (g6.xlarge: 1 − 0.321499 / 0.3694 = 0.1297)"),
+        help: "how much cheaper, per effective hour, a 3-year All Upfront reservation is than No Upfront",
+    },
+    spot_interruption_overhead {
+        unit: "fraction of spot instance-hours",
+        valid: Valid::from_to(0.0, 2.0, "a fraction from 0 to 2"),
+        default: 0.10, Estimate,
+        source: [
+            "spot-overhead",
+            "tco-sim estimate; AWS Spot Instance Advisor interruption frequencies as listed by instances.vantage.sh (p5.48xlarge 5–10 %, g4dn/g6/inf2 > 20 % of instances a month)",
+            "https://github.com/tsaol/aws-gpu/blob/2d0108c7bd261c8e40493fbd35135437bd6c9099/data/gpu_instances_raw.json",
+            "2025-11-30"
+        ],
+        note: Some("extra spot instance-hours for spare capacity, replacements booting and reloading the model, and requests re-run after an interruption; no published figure, set it from your own interruption history"),
+        help: "spot cost = instance-hours × spot price × (1 + this) (at most 2: running three times the hours to ride out interruptions is beyond any sensible use of spot)",
+    },
+    cloud_support_share {
+        unit: "fraction of cloud spend",
+        valid: Valid::from_to(0.0, 1.0, "a fraction from 0 to 1, e.g. 0.05 for 5 %"),
+        default: 0.0, Estimate,
+        source: [
+            "aws-support-pricing",
+            "AWS Support plan pricing: Business support costs the greater of $100/month or 10 % of the first $10K of monthly usage, 7 % from $10K to $80K, 5 % from $80K to $250K, 3 % beyond",
+            "https://aws.amazon.com/vi/premiumsupport/pricing/",
+            "2026"
+        ],
+        note: Some("0: support is billed per account on all of its usage, so what one service adds is the account's marginal rate (3–10 % on AWS Business, e.g. 5 % for an account spending $80K–250K a month); set that rate here. OCI includes basic support"),
+        help: "provider support plan as a share of a cloud option's spend (instances, upfront payments, storage and egress)",
+    },
+    cloud_storage_gb_per_unit {
+        unit: "GB per instance",
+        valid: Valid::from_to(0.0, 1e6, "GB from 0 to 1,000,000"),
+        default: 200.0, Estimate,
+        source: [
+            "storage-size",
+            "tco-sim estimate: a root volume, a serving container image and one copy of the model's weights (Llama-3-70B in fp16 is 140 GB; most models are far smaller)",
+            "",
+            "2026-11"
+        ],
+        note: Some("block storage attached to each running cloud instance; on-prem disks are in the purchase price. Set it from your image and weights"),
+        help: "block storage per running cloud instance, paid for every instance-hour (at most 1,000,000 GB: 64 volumes of the largest 16 TB EBS size is 1,000 TB)",
+    },
+    cloud_storage_usd_per_gb_month {
+        unit: "USD/GB-month",
+        valid: Valid::from_to(0.0, 10.0, "USD per GB-month from 0 to 10"),
+        default: 0.08, Estimate,
+        source: [
+            "aws-ebs-gp3",
+            "Amazon EBS pricing: General Purpose SSD (gp3) storage $0.08 per GB-month in US East (N. Virginia), 3,000 IOPS and 125 MB/s included",
+            "https://aws.amazon.com/ebs/pricing/",
+            "2026"
+        ],
+        note: Some("AWS's list rate as commonly quoted; no stored copy of the page with the figure was found (the EU page aws.eu/ebs/pricing has the same per-GB-month billing, in EUR), so it is marked an estimate"),
+        help: "price of that block storage (a month is 730 h; at most 10: the dearest provisioned-IOPS volumes cost under $1/GB-month, ×10)",
     },
     cloud_pue {
         unit: "ratio",
@@ -361,6 +621,10 @@ cost_inputs! {
         help: "on-prem network running cost per installed unit and year (switch-port support, transit) beyond the installation share (at most 1,000,000: beyond any per-server network bill)",
     },
 }
+
+/// The most spares a tier keeps (its `spares` key, and the availability target's search, stop
+/// there).
+pub const MAX_SPARES: u32 = 1_000_000;
 
 /// The cited default of every cost assumption.
 pub fn default_costs() -> CostInputs {

@@ -114,6 +114,15 @@ pub struct PriceFile {
     pub reserved_1y_usd_per_hour: Option<CitedEntry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reserved_3y_usd_per_hour: Option<CitedEntry>,
+    /// Spot or preemptible hourly price (enables `spot` when a tier lists it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spot_usd_per_hour: Option<CitedEntry>,
+    /// Yearly change of the hourly prices (negative = cheaper), from the price's own history.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_per_year: Option<CitedEntry>,
+    /// The provider's internet egress schedule, by name (see `hardware::egress`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub egress: Option<Spanned<String>>,
 }
 
 /// Written by `tco-sim calibrate`: where and how the performance numbers were measured.

@@ -408,6 +408,35 @@ pub const RESERVED_3Y: ProfileNumber = ProfileNumber {
     held_mut: |p| p.prices.reserved_3y_usd_per_hour.as_mut(),
 };
 
+pub const SPOT: ProfileNumber = ProfileNumber {
+    key: "price.spot_usd_per_hour",
+    label: "price.spot_usd_per_hour",
+    unit: "USD/h",
+    scale: 1.0,
+    valid: USD_PER_HOUR,
+    presence: Presence::Optional,
+    help: "hourly spot (AWS) or preemptible (OCI) price, e.g. a snapshot's average (enables `spot` for a tier that lists it in `options`; never chosen by default)",
+    raw: |f| f.price.spot_usd_per_hour.as_ref(),
+    held: |p| p.prices.spot_usd_per_hour.as_ref(),
+    held_mut: |p| p.prices.spot_usd_per_hour.as_mut(),
+};
+pub const CHANGE_PER_YEAR: ProfileNumber = ProfileNumber {
+    key: "price.change_per_year",
+    label: "price.change_per_year",
+    unit: "fraction per year",
+    scale: 1.0,
+    valid: Valid::from_to(
+        -0.5,
+        0.5,
+        "a yearly change from -0.5 to 0.5, e.g. -0.1 for 10 % cheaper each year",
+    ),
+    presence: Presence::Optional,
+    help: "yearly change of the hourly prices (on-demand, reservations, spot), from the price's own history; negative = cheaper. Year y pays p·(1+g)^(y−1); a reservation keeps the price of the year it is bought. Absent: no trend (at most ±50 %/yr: the steepest published cut, P5's 44 % in June 2025, annualises to −25 %/yr)",
+    raw: |f| f.price.change_per_year.as_ref(),
+    held: |p| p.prices.change_per_year.as_ref(),
+    held_mut: |p| p.prices.change_per_year.as_mut(),
+};
+
 /// Every cited number of a profile, in the order reports list them.
 pub static PROFILE_NUMBERS: &[ProfileNumber] = &[
     CHIPS,
@@ -428,6 +457,8 @@ pub static PROFILE_NUMBERS: &[ProfileNumber] = &[
     ON_DEMAND,
     RESERVED_1Y,
     RESERVED_3Y,
+    SPOT,
+    CHANGE_PER_YEAR,
 ];
 
 /// The markdown table of every cited profile number, as `docs/profile-format.md` shows it

@@ -42,14 +42,89 @@ pub fn exact_label(e: &ExactBreakEven) -> String {
     }
 }
 
-/// One row of the break-even table: on-prem tier, cloud tier · option, seed form, exact form.
+/// Seed 004's simplified form as shown: "4.9 h/day", "> 24 h/day (never)" above a day, "–"
+/// where it is not a break-even (against a reservation or a hybrid).
+pub fn seed_form_label(h: Option<f64>) -> String {
+    match h {
+        Some(h) if h > crate::units::DAY_HOURS => "> 24 h/day (never)".into(),
+        Some(h) => format::hours_per_day(h),
+        None => MISSING.into(),
+    }
+}
+
+/// A unit count over the horizon: "4" or "4–16".
+pub fn unit_range(r: crate::results::UnitRange) -> String {
+    if r.min == r.max {
+        format::grouped(r.min as f64, 0)
+    } else {
+        format!(
+            "{}–{}",
+            format::grouped(r.min as f64, 0),
+            format::grouped(r.max as f64, 0)
+        )
+    }
+}
+
+/// "1 on-prem server", "2–3 on-prem servers".
+pub fn on_prem_units_label(b: &crate::results::BreakEven) -> String {
+    let r = b.on_prem_units;
+    let noun = if r.max == 1 { "server" } else { "servers" };
+    format!("{} on-prem {noun}", unit_range(r))
+}
+
+/// The fleets a cross-hardware row compares: "1 on-prem server vs 4–16 instances".
+pub fn units_compared(b: &crate::results::BreakEven) -> String {
+    let noun = if b.cloud_units.max == 1 {
+        "instance"
+    } else {
+        "instances"
+    };
+    format!(
+        "{} vs {} {noun}",
+        on_prem_units_label(b),
+        unit_range(b.cloud_units)
+    )
+}
+
+/// The headers of the break-even table, beside [`break_even_cells`].
+pub const BREAK_EVEN_HEADERS: [&str; 6] = [
+    "on-prem",
+    "against",
+    "break-even (exact)",
+    "in use (on-prem; cloud)",
+    "as they run",
+    "seed form",
+];
+
+/// One row of the break-even table: on-prem tier; cloud tier · option (and, across hardware,
+/// the fleets compared, after a line break); the exact break-even; each side's actual
+/// operating point; which is cheaper there, by how much (the ranking's verdict); seed 004's
+/// form where it means something. The terminal and the PDF both show these cells.
 pub fn break_even_cells(b: &crate::results::BreakEven) -> Vec<String> {
+    let mut against = format!("{} · {}", b.cloud_tier, b.cloud_option);
+    if b.cross_hardware {
+        against.push_str(&format!("\ncross-hardware: {}", units_compared(b)));
+    }
+    let saving = b.on_prem_saving_usd;
     vec![
         b.on_prem_tier.clone(),
-        format!("{} · {}", b.cloud_tier, b.cloud_option),
-        b.simplified_hours_per_day
-            .map_or(MISSING.into(), format::hours_per_day),
+        against,
         exact_label(&b.exact),
+        format!(
+            "{}; {}",
+            format::hours_per_day(b.on_prem_line.actual_hours_per_day),
+            format::hours_per_day(b.cloud_line.actual_hours_per_day)
+        ),
+        format!(
+            "{} cheaper by {}",
+            if b.on_prem_cheaper_at_actual_use() {
+                "on-prem"
+            } else {
+                "cloud"
+            },
+            usd(saving.abs())
+        ),
+        seed_form_label(b.simplified_hours_per_day),
     ]
 }
 
@@ -93,7 +168,8 @@ pub fn reference_cells(x: &crate::results::ReferenceComparison) -> Vec<String> {
         x.reference_break_even_hours_per_day
             .map_or(MISSING.into(), format::hours_per_day),
         match (&x.break_even_simplified_hours_per_day, &x.break_even_exact) {
-            (Some(h), Some(e)) => format!("{}; {}", format::hours_per_day(*h), exact_label(e)),
+            (Some(h), Some(e)) => format!("{}; {}", seed_form_label(Some(*h)), exact_label(e)),
+            (None, Some(e)) => exact_label(e),
             _ => MISSING.into(),
         },
     ]
@@ -111,17 +187,16 @@ pub fn render(r: &RunResults) -> String {
     out.push_str(&efficiency_table(r));
     if !r.break_even.is_empty() {
         let mut b = table();
-        b.set_header(vec![
-            "on-prem",
-            "against",
-            "break-even (seed form)",
-            "break-even (exact)",
-        ]);
+        b.set_header(BREAK_EVEN_HEADERS.to_vec());
         for be in &r.break_even {
             b.add_row(break_even_cells(be));
         }
         right_align(&mut b, 2);
-        out.push_str("\nBreak-even daily use, on-prem against each cloud option:\n");
+        out.push_str(
+            "\nBreak-even daily use, on-prem against each cloud option (net present cost against \
+             hours per day of full use of each planned fleet; \"as they run\" compares each at its \
+             actual use, as the ranking does; seed form only against on-demand):\n",
+        );
         out.push_str(&b.to_string());
         out.push('\n');
     }

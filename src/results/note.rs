@@ -46,6 +46,10 @@ pub enum Note {
     Traffic(String),
     /// Inputs whose basis is "estimate" rather than a sourced fact.
     Estimates { count: usize },
+    /// An on-prem fleet of one working unit with no spare: one failure stops the service.
+    SingleUnitNoSpare { tier: String, years: Vec<u32> },
+    /// The ranking figure is after tax (`tax_rate` > 0).
+    AfterTax { rate: f64, macrs: bool },
     /// The design traffic held more arrivals than one evaluation may simulate, so each fleet
     /// size was simulated on the busiest stretch of the window that fits (the first such year's
     /// figures).
@@ -78,6 +82,14 @@ pub enum Note {
         needed: f64,
         percentile: String,
     },
+    /// A spot option was costed but left out of the recommendation: spot capacity can be taken
+    /// back at two minutes' notice, so it is not taken as meeting the contract unless the tier
+    /// sets `spot_meets_slo = true`.
+    SpotNotRecommended {
+        tier: String,
+        /// Its net present cost \[USD\], for comparison with the recommendation.
+        net_present_cost_usd: f64,
+    },
 }
 
 impl Note {
@@ -104,6 +116,13 @@ impl Note {
             Note::Estimates { .. } => Some(
                 "replace the estimates with your own quotes in [costs] and the profiles, each with its source",
             ),
+            Note::SpotNotRecommended { .. } => Some(
+                "set spot_meets_slo = true on the tier if its service tolerates interruptions (retries, spare capacity, a fallback to on-demand)",
+            ),
+            Note::SingleUnitNoSpare { .. } => Some(
+                "set the tier's `spares`, or raise costs.availability_target above 0, to keep a spare",
+            ),
+            Note::AfterTax { .. } => Some("set costs.tax_rate = 0 for the pre-tax comparison"),
         }
     }
 }
@@ -189,6 +208,29 @@ impl fmt::Display for Note {
             Note::Estimates { count } => write!(
                 f,
                 "{count} inputs are estimates, not sourced facts; the assumptions in report.pdf and results.json (basis \"estimate\") mark each one"
+            ),
+            Note::SpotNotRecommended {
+                tier,
+                net_present_cost_usd,
+            } => write!(
+                f,
+                "{tier} spot: costed (net present cost {}) but not recommended: spot capacity can be reclaimed at short notice, so it is not taken as meeting the contract",
+                crate::format::usd(*net_present_cost_usd)
+            ),
+            Note::SingleUnitNoSpare { tier, years } => write!(
+                f,
+                "{tier} on-prem: year {}: a single unit carries the load with no spare, so one failure stops the service until it is repaired",
+                join(years)
+            ),
+            Note::AfterTax { rate, macrs } => write!(
+                f,
+                "costs are after tax: the options are ranked on the net present cost after a {} tax rate, with hardware depreciated {} for tax and sales taxed on their gain over tax book value",
+                crate::format::percent(*rate, 1),
+                if *macrs {
+                    "by MACRS 5-year"
+                } else {
+                    "straight-line over depreciation_years"
+                }
             ),
         }
     }

@@ -191,6 +191,20 @@ pub struct TierFile {
     /// Where that figure comes from.
     #[serde(default)]
     pub porting_source: Option<String>,
+    /// The tier's service tolerates spot interruptions within its contract, so `spot` may be
+    /// recommended (default false).
+    #[serde(default)]
+    pub spot_meets_slo: Option<Spanned<bool>>,
+    /// Override the profile's yearly change of hourly prices (`price.change_per_year`).
+    #[serde(default)]
+    pub price_change_per_year: Option<Spanned<f64>>,
+    /// Where that figure comes from.
+    #[serde(default)]
+    pub price_change_source: Option<String>,
+    /// On-prem spares kept beside the planned units every year (N + k), instead of the number
+    /// `costs.availability_target` gives.
+    #[serde(default)]
+    pub spares: Option<Spanned<i64>>,
 }
 
 /// The `[costs]` table: any of the assumptions declared in [`crate::cost::inputs`], plus

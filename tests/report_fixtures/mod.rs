@@ -162,6 +162,8 @@ fn zero_option(option: DeploymentOption, years: u32) -> OptionCost {
         resale_value_usd: 0.0,
         book_value_usd: 0.0,
         net_present_cost_usd: 0.0,
+        npv_after_tax_usd: None,
+        taxable_gain_at_end_usd: 0.0,
         reserved_base: vec![],
         energy_kwh: 0.0,
         energy_per_request_j: None,

@@ -1,5 +1,7 @@
-//! The break-even chart: each option's five-year cost as a straight line in hours of use per
-//! day, the cheapest stretch of each named in the title and the exact break-even points ringed.
+//! The break-even chart: each option's net present cost as a straight line in hours per day of
+//! full use of its planned fleet, each option dotted where it actually runs, the exact
+//! break-even points ringed; the title names the option cheapest as the fleets actually run —
+//! the recommendation's finding.
 
 use plotters::prelude::*;
 
@@ -55,7 +57,7 @@ pub(crate) fn lower_envelope(lines: &[CostLine]) -> Vec<(usize, f64, f64)> {
     out
 }
 
-/// Five-year cost against daily use for on-prem and each cloud option, from the cost lines.
+/// Net present cost against daily use for on-prem and each cloud option, from the cost lines.
 pub(super) fn break_even(ctx: &Context<'_>) -> Result<Built, ChartError> {
     const NAME: &str = "break-even";
     let r = ctx.results;
@@ -106,21 +108,67 @@ pub(super) fn break_even(ctx: &Context<'_>) -> Result<Built, ChartError> {
     for be in &r.break_even {
         add(&be.cloud_tier, be.cloud_option, be.cloud_line);
     }
+    // Cloud tiers on other hardware than the on-prem tier they are compared with.
+    let cross: Vec<&crate::results::BreakEven> = {
+        let mut v: Vec<&crate::results::BreakEven> = vec![];
+        for be in r.break_even.iter().filter(|b| b.cross_hardware) {
+            if !v
+                .iter()
+                .any(|b| b.on_prem_tier == be.on_prem_tier && b.cloud_tier == be.cloud_tier)
+            {
+                v.push(be);
+            }
+        }
+        v
+    };
+    for l in &mut lines {
+        if cross
+            .iter()
+            .any(|b| l.name.starts_with(&format!("{} · ", b.cloud_tier)))
+        {
+            l.label.push_str(" *");
+        }
+    }
     let envelope = lower_envelope(&lines.iter().map(|l| l.line).collect::<Vec<_>>());
     let name_of = |i: usize| lines[i].name.clone();
     // Hours of the day, as the h/day labels print them.
     let h = |x: f64| format::grouped(x, 1);
-    let title = match envelope.as_slice() {
-        [] => "Five-year cost against daily use".to_string(),
-        [(a, _, _)] => format!("{} is cheapest at any daily use", name_of(*a)),
+    // The finding is the ranking's: the recommended option when it is drawn (it meets the
+    // contract), else the line lowest at its own operating point.
+    let lowest = (0..lines.len()).min_by(|&a, &b| {
+        lines[a]
+            .line
+            .at_actual_use()
+            .total_cmp(&lines[b].line.at_actual_use())
+    });
+    let best = r
+        .recommendation
+        .as_ref()
+        .and_then(|rec| {
+            // A line that stands for several equal options names them in its label.
+            let tier = format!("{} · ", rec.best.tier);
+            let joined = format!(" = {}", rec.best.option);
+            lines.iter().position(|l| {
+                l.name == option_name(&rec.best.tier, rec.best.option)
+                    || (l.name.starts_with(&tier) && l.label.contains(&joined))
+            })
+        })
+        .or(lowest);
+    let title = match best {
+        Some(b) if lines.len() > 1 => format!("{} is cheapest as the fleets run", name_of(b)),
+        _ => "Net present cost against daily use".to_string(),
+    };
+    let at_equal_use = match envelope.as_slice() {
+        [] => String::new(),
+        [(a, _, _)] => format!("At equal use {} is cheapest all day.", name_of(*a)),
         [(a, _, cut), (b, _, _)] => format!(
-            "{} is cheapest below {} h/day, {} above",
+            "At equal use {} is cheapest below {} h/day, {} above.",
             name_of(*a),
             h(*cut),
             name_of(*b)
         ),
         more => format!(
-            "The cheapest option changes at {} h/day",
+            "At equal use the cheapest changes at {} h/day.",
             more[1..]
                 .iter()
                 .map(|s| h(s.1))
@@ -128,18 +176,70 @@ pub(super) fn break_even(ctx: &Context<'_>) -> Result<Built, ChartError> {
                 .join(", ")
         ),
     };
-    let mut subtitle = String::from(
-        "Five-year cost = fixed costs + daily hours of use × cost per hour-of-day; hardware and \
-         running costs, egress excluded.",
-    );
-    if envelope.len() > 2 {
-        let parts: Vec<String> = envelope
+    let mut subtitle = String::from("Dots: each option as it runs; rings: break-even.");
+    // "* Other hardware: 1 on-prem server vs 4–16 NVIDIA L4 g6.xlarge, 3–10 Inferentia2
+    // instances." — one clause per on-prem tier.
+    let mut clauses: Vec<String> = vec![];
+    let mut done: Vec<&str> = vec![];
+    for b in &cross {
+        if done.contains(&b.on_prem_tier.as_str()) {
+            continue;
+        }
+        done.push(&b.on_prem_tier);
+        let clouds: Vec<String> = cross
             .iter()
-            .map(|(i, a, b)| format!("{} {}–{} h", name_of(*i), h(*a), h(*b)))
+            .filter(|c| c.on_prem_tier == b.on_prem_tier)
+            .map(|c| {
+                format!(
+                    "{} {}",
+                    crate::report::table::unit_range(c.cloud_units),
+                    c.cloud_tier
+                )
+            })
             .collect();
-        subtitle = format!("Cheapest: {}.", parts.join("; "));
+        let one = clouds.len() == 1
+            && cross
+                .iter()
+                .all(|c| c.on_prem_tier != b.on_prem_tier || c.cloud_units.max == 1);
+        clauses.push(format!(
+            "{} vs {} {}",
+            crate::report::table::on_prem_units_label(b),
+            clouds.join(", "),
+            if one { "instance" } else { "instances" }
+        ));
     }
-    let mut marks = vec![];
+    if !clauses.is_empty() {
+        subtitle.push_str(&format!(" * Other hardware: {}.", clauses.join("; ")));
+    }
+    if !at_equal_use.is_empty() {
+        subtitle.push(' ');
+        subtitle.push_str(&at_equal_use);
+    }
+    let mut marks: Vec<Mark> = vec![];
+    // Each option at its operating point, labelled with its ranking figure; the finding's
+    // first, so its label is placed first.
+    let order = best
+        .into_iter()
+        .chain((0..lines.len()).filter(|&i| Some(i) != best));
+    // Only on-prem's and the finding's dots are labelled: the cloud options of a tier share
+    // one operating point, and their labels would pile up.
+    for (i, l) in order.map(|i| (i, &lines[i])) {
+        let x = l.line.actual_hours_per_day;
+        let labelled = Some(i) == best
+            || l.name
+                .ends_with(&format!(" · {}", DeploymentOption::OnPrem));
+        marks.push(Mark {
+            at: (x, l.line.at(x)),
+            label: if labelled {
+                format::usd_compact(l.line.at(x))
+            } else {
+                String::new()
+            },
+            color: l.color,
+            secondary: false,
+            filled: true,
+        });
+    }
     for be in &r.break_even {
         if let ExactBreakEven::At { hours_per_day, .. } = be.exact {
             let y = be.on_prem_line.at(hours_per_day);
@@ -152,6 +252,7 @@ pub(super) fn break_even(ctx: &Context<'_>) -> Result<Built, ChartError> {
                     label: format::hours_per_day(hours_per_day),
                     color: draw::INK,
                     secondary: false,
+                    filled: false,
                 });
             }
         }
@@ -188,7 +289,7 @@ pub(super) fn break_even(ctx: &Context<'_>) -> Result<Built, ChartError> {
             fmt: Box::new(|v| format!("{}", v.round() as i64)),
             desc: "Daily use (hours per day)".into(),
         },
-        y: money_axis(max, "Five-year cost (USD)"),
+        y: money_axis(max, "Net present cost (USD)"),
         y2: None,
         lines: lines
             .iter()
@@ -214,12 +315,15 @@ pub(super) fn break_even(ctx: &Context<'_>) -> Result<Built, ChartError> {
     Ok(Ok(vec![Drawn {
         name: NAME.into(),
         title,
-        caption: "At what daily use does owning beat renting? Each option's five-year cost as a \
-                  straight line in hours of use per day: on-prem pays its hardware, space, staff \
-                  and idle power around the clock and only the dynamic power per busy hour; \
+        caption: "At what daily use does owning beat renting? Each option's net present cost \
+                  (the ranking figure) as a straight line in hours per day of full use of its \
+                  planned fleet: on-prem pays everything but the dynamic power whatever the use; \
                   on-demand pays per hour used; a reservation pays its commitment whether used or \
-                  not. Egress is excluded on both sides, as in seed 004. Rings mark the exact \
-                  break-even points of the break-even table."
+                  not; a hybrid pays its base and bursts per hour. Egress, licences and other \
+                  costs that do not scale with hours are fixed at the actual traffic. Dots mark \
+                  each option where it actually runs (on-prem: 24 h × its mean utilization; cloud: \
+                  the autoscaled instance-hours over the planned fleet's), at its net present \
+                  cost; rings mark the exact break-even points of the break-even table."
             .into(),
         svg,
     }]))
@@ -231,14 +335,14 @@ mod tests {
 
     #[test]
     fn the_envelope_names_the_cheapest_line_on_each_stretch() {
-        let op = CostLine {
-            fixed_usd: 100.0,
-            per_hour_day_usd: 1.0,
+        let line = |fixed: f64, slope: f64| CostLine {
+            fixed_usd: fixed,
+            per_hour_day_usd: slope,
+            actual_hours_per_day: 0.0,
+            seed_basis_full_use_usd: 0.0,
         };
-        let od = CostLine {
-            fixed_usd: 0.0,
-            per_hour_day_usd: 11.0,
-        };
+        let op = line(100.0, 1.0);
+        let od = line(0.0, 11.0);
         let env = lower_envelope(&[op, od]);
         assert_eq!(env.len(), 2);
         assert_eq!(env[0].0, 1);

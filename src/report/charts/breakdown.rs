@@ -1,5 +1,5 @@
 //! The cost-breakdown charts: each year's cost split by component (capex, maintenance, energy,
-//! space, staff, cloud fees, egress; licences, porting and network) as stacked bars, one chart per tier and one panel per
+//! space, staff, cloud fees, egress, cloud storage and support; licences, porting and network) as stacked bars, one chart per tier and one panel per
 //! option, on one scale across tiers.
 
 use plotters::prelude::*;
@@ -13,7 +13,7 @@ use crate::format;
 /// A cost component: its label, its colour and how to read it off a year.
 type Component = (&'static str, RGBColor, fn(&YearCost) -> f64);
 
-fn components() -> [Component; 8] {
+fn components() -> [Component; 9] {
     [
         ("capex (purchase + install)", draw::OKABE_ITO[0], |y| {
             y.capex_usd
@@ -22,7 +22,11 @@ fn components() -> [Component; 8] {
         ("energy", draw::OKABE_ITO[1], |y| y.energy_usd),
         ("space", draw::OKABE_ITO[7], |y| y.space_usd),
         ("staff", draw::OKABE_ITO[4], |y| y.staff_usd),
-        ("cloud instance fees", draw::OKABE_ITO[3], |y| y.cloud_usd),
+        (
+            "cloud instance fees (hourly + upfront)",
+            draw::OKABE_ITO[3],
+            |y| y.cloud_usd + y.prepaid_usd,
+        ),
         ("egress", draw::OKABE_ITO[2], |y| y.egress_usd),
         // The palette's last free colour is black, too heavy for a minor line: mid grey.
         (
@@ -30,6 +34,9 @@ fn components() -> [Component; 8] {
             RGBColor(0x99, 0x99, 0x99),
             |y| y.software_usd + y.engineering_usd + y.network_usd,
         ),
+        ("cloud storage + support", draw::OKABE_ITO[6], |y| {
+            y.storage_usd + y.support_usd
+        }),
     ]
 }
 

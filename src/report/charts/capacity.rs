@@ -178,6 +178,7 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
                         ),
                         color: draw::INK,
                         secondary: false,
+                        filled: false,
                     });
                 }
                 last = Some(c.units);
@@ -265,6 +266,7 @@ pub(super) fn design_day(ctx: &Context<'_>) -> Result<Built, ChartError> {
             matches!(
                 o.option,
                 DeploymentOption::OnDemand
+                    | DeploymentOption::Spot
                     | DeploymentOption::Hybrid1y
                     | DeploymentOption::Hybrid3y
             )

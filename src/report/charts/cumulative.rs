@@ -174,6 +174,7 @@ pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
                     label: format!("year {}", format::grouped(x, 1)),
                     color: draw::INK,
                     secondary: false,
+                    filled: false,
                 });
             }
         }

@@ -60,7 +60,7 @@ pub fn color(i: usize) -> RGBColor {
     OKABE_ITO[i % OKABE_ITO.len()]
 }
 
-/// Each deployment option keeps one colour in every cost chart (there are six, so colours
+/// Each deployment option keeps one colour in every cost chart (there are seven, so colours
 /// never repeat); tiers are told apart by marker shape and dashing.
 pub fn option_color(o: crate::hardware::DeploymentOption) -> RGBColor {
     use crate::hardware::DeploymentOption as D;
@@ -71,6 +71,7 @@ pub fn option_color(o: crate::hardware::DeploymentOption) -> RGBColor {
         D::Reserved3y => OKABE_ITO[3],
         D::Hybrid1y => OKABE_ITO[4],
         D::Hybrid3y => OKABE_ITO[5],
+        D::Spot => OKABE_ITO[6],
     }
 }
 

@@ -73,13 +73,15 @@ pub struct Rule {
     pub color: RGBColor,
 }
 
-/// An annotated point: a ring and a label placed nearby.
+/// An annotated point: a ring and a label placed nearby (none when `label` is empty).
 pub struct Mark {
     pub at: (f64, f64),
     pub label: String,
     pub color: RGBColor,
     /// Plotted against the right-hand axis.
     pub secondary: bool,
+    /// A dot filled with `color` inside the ring (an operating point), not a bare ring.
+    pub filled: bool,
 }
 
 /// A whole line chart.
@@ -307,6 +309,9 @@ pub fn render(c: &LineChart) -> DrawResult<String> {
                 continue;
             }
             let (mx, my) = pixel(m.at, m.secondary);
+            if m.filled {
+                root.draw(&Circle::new((mx, my), 6, m.color.filled()))?;
+            }
             root.draw(&Circle::new((mx, my), 7, BLACK.stroke_width(2)))?;
             placer.reserve(Boxed {
                 x0: mx as f64 - 8.0,
@@ -315,10 +320,11 @@ pub fn render(c: &LineChart) -> DrawResult<String> {
                 y1: my as f64 + 8.0,
             });
         }
-        // Marks within a few units of each other share one label ("year 1.1 / 1.2").
+        // Marks within a few units of each other share one label ("year 1.1 / 1.2"); a mark
+        // with an empty label is a ring alone.
         let mut labels: Vec<((i32, i32), Vec<String>, RGBColor)> = vec![];
         for m in &c.marks {
-            if m.at.1 > y.max && !m.secondary {
+            if (m.at.1 > y.max && !m.secondary) || m.label.is_empty() {
                 continue;
             }
             let p = pixel(m.at, m.secondary);

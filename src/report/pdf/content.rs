@@ -390,10 +390,16 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         l.heading("Break-even daily use", 2, 60.0);
         l.paragraph(
             &format!(
-                "Hours of use per day at which on-prem and a cloud option cost the same over the \
-                 horizon. Seed form (as in seed 004): 24 h × on-prem total ÷ cloud total at \
-                 24 h/day. Exact: where the two cost lines cross ({}); egress is excluded on \
-                 both sides.",
+                "Each option's net present cost, the figure the options are ranked on, as a \
+                 straight line in hours per day of full use of its planned fleet ({}). Only \
+                 hourly use scales: on-prem's dynamic power, on-demand's instance-hours, a \
+                 hybrid's burst; egress and every other cost is fixed at the actual traffic. \
+                 Exact: where the on-prem and cloud lines cross. In use: where each side \
+                 actually runs (on-prem: 24 h × its mean utilization; cloud: the autoscaled \
+                 instance-hours over the planned fleet's); as they run: which is cheaper there, \
+                 the ranking's verdict. Seed form (seed 004): 24 h × on-prem cash ÷ cloud cash \
+                 at 24 h/day, shown against on-demand only, where it is a break-even. A \
+                 cross-hardware row compares fleets of different hardware and size.",
                 figure_ref(charts, "break-even")
             ),
             BODY,
@@ -405,14 +411,23 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         let rows = r
             .break_even
             .iter()
-            .map(|b| Row::new(crate::report::table::break_even_cells(b)))
+            .map(|b| {
+                Row::new(
+                    crate::report::table::break_even_cells(b)
+                        .into_iter()
+                        .map(|c| c.replace('\n', " — "))
+                        .collect(),
+                )
+            })
             .collect();
         l.table(&Table {
             columns: vec![
                 Column::left("On-prem tier"),
                 Column::left("Against"),
+                Column::left("Exact"),
+                Column::right("In use (on-prem; cloud)"),
+                Column::left("As they run"),
                 Column::right("Seed form"),
-                Column::right("Exact"),
             ],
             rows,
             size: SMALL,
@@ -654,9 +669,10 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
          costs from mid-year. Cost per million requests is the total divided by the requests \
          served."
             .into(),
-        "Break-even: each option's cost is written as a straight line in hours of use per day \
-         (fixed costs + hours × cost per hour-of-day, egress excluded) and the lines are \
-         solved for their crossing."
+        "Break-even: each option's net present cost is written as a straight line in hours per \
+         day of full use of its planned fleet (what does not scale with use, egress included, \
+         + hours × the present value of an hour a day), through the option's net present cost \
+         at its actual use, and the lines are solved for their crossing."
             .into(),
     ];
     for b in &bullets {
@@ -676,18 +692,21 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         life = r.scenario.costs.depreciation_years.value,
     ));
     caveats.extend([
-        "No network or storage costs beyond egress: cluster networking is inside the on-prem \
-         installation share, and storage, load balancers and data transfer between zones are \
-         not modelled."
+        "Cloud network and storage: internet egress (the provider's schedule, or the flat \
+         egress_usd_per_gb the scenario sets) and block storage per running instance; load \
+         balancers and data transfer between zones are not modelled. Cluster networking is \
+         inside the on-prem installation share."
             .to_string(),
-        "Prices are held constant over the horizon: no cloud price cuts, hardware price changes, \
-         inflation or negotiated discounts."
+        "Cloud hourly prices follow the profile's price.change_per_year where it gives one (a \
+         reservation keeps the price of the year it is bought); otherwise prices are held \
+         constant. No inflation or negotiated discounts."
             .into(),
         "No taxes, tax shields of depreciation, financing costs, or costs of selling used \
          hardware."
             .into(),
-        "Cloud capacity is assumed to be there when asked for: no spot instances, no \
-         autoscaling lag, no shortage of reserved capacity."
+        "Cloud capacity is assumed to be there when asked for: no autoscaling lag, no shortage \
+         of reserved capacity. Spot is costed only where a tier lists it, with an interruption \
+         overhead, and is not recommended unless the tier sets spot_meets_slo."
             .into(),
         "Failures and maintenance windows are covered only by the utilization headroom; no \
          spare units are added."
