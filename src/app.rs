@@ -28,6 +28,10 @@ pub use reports::write_reports;
 /// The starter scenario `tco-sim init` writes (a shipped scenario, so it is tested like one).
 pub const STARTER_SCENARIO: &str = include_str!("../scenarios/starter.toml");
 
+/// The most Monte Carlo samples `--samples` takes: a million cost samples run in minutes; more
+/// only refine a percentile that the input ranges themselves do not pin down that finely.
+const MAX_SAMPLES: u32 = 1_000_000;
+
 /// Run the command line.
 pub fn run(cli: Cli) -> Result<()> {
     if let Some(n) = cli.global.threads {
@@ -125,6 +129,16 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
             )
             .into());
     };
+    if !(1..=MAX_SAMPLES).contains(&args.samples) {
+        return Err(
+            InputError::new(format!("--samples {} is not valid", args.samples))
+                .with_help(format!(
+                    "valid: 1 to {} Monte Carlo samples (or --no-uncertainty to skip the analysis)",
+                    crate::format::count(MAX_SAMPLES)
+                ))
+                .into(),
+        );
+    }
     let scenario = load_scenario(path, global, args.replications)?;
     // Output-folder faults are found before the work, not after it.
     let out = (!args.no_report).then(|| {
@@ -144,8 +158,11 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
         }
     };
     let bar = Progress::new(shows_progress(global), Work::Planning);
-    let results = results::plan(&scenario, method, &|done, total| bar.tick(done, total))?;
+    let mut results = results::plan(&scenario, method, &|done, total| bar.tick(done, total))?;
     bar.finish();
+    if !args.no_uncertainty {
+        crate::uncertainty::attach(&scenario, &mut results, method, args.samples);
+    }
     let written = if let Some(out) = &out {
         let formats: BTreeSet<ReportFormat> = if args.report.is_empty() {
             [

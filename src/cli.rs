@@ -107,6 +107,13 @@ pub struct RunArgs {
     /// Size fleets with the analytic utilization bound only (no simulation).
     #[arg(long)]
     pub analytic: bool,
+    /// Monte Carlo samples of the uncertainty analysis (Latin hypercube over every uncertain
+    /// input).
+    #[arg(long, default_value_t = crate::uncertainty::DEFAULT_SAMPLES, value_name = "N")]
+    pub samples: u32,
+    /// Skip the uncertainty analysis (tornado, flip points, Monte Carlo).
+    #[arg(long)]
+    pub no_uncertainty: bool,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -10,12 +10,14 @@
 //! 1 domain       hardware, workload, traffic               profiles, what a request costs, arrivals
 //! 2 models       perf, sim, calibrate                      service-time plan, discrete events,
 //!                                                          measuring this machine
-//! 3 cost inputs  cost::inputs                              the declaration of every cost assumption
+//! 3 cost inputs  cost::inputs, uncertainty::ranges         the declaration of every cost assumption;
+//!                                                          the distributions an input may be given
 //! 4 scenario     scenario                                  the validated question (with each tier's
 //!                                                          service plan)
 //! 5 capacity     capacity                                  units per tier and year meeting the SLO
 //! 6 cost         cost                                      what each option costs, break-even
-//! 7 results      results                                   a run assembled: plan → cost → recommendation
+//! 7 results      results, uncertainty                      a run assembled: plan → cost → recommendation;
+//!                                                          how sure it is (tornado, flips, Monte Carlo)
 //! 8 report       report                                    terminal tables, JSON/CSV, charts, PDF
 //! 9 glue         cli, app, sweep                           the command line; `app` sequences the
 //!                                                          pipeline and writes files; `sweep`
@@ -42,5 +44,6 @@ pub mod scenario;
 pub mod sim;
 pub mod sweep;
 pub mod traffic;
+pub mod uncertainty;
 pub mod units;
 pub mod workload;

@@ -25,7 +25,7 @@ use crate::scenario::{InputRecord, Scenario};
 use crate::sim::SimError;
 
 /// Version of the `results.json` layout. Bump it when a field changes meaning or goes away.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RunResults {
@@ -44,6 +44,13 @@ pub struct RunResults {
     pub inputs: Vec<InputRecord>,
     /// Things a reader must know: estimates that decide the answer, under-provisioned fleets…
     pub notes: Vec<Note>,
+    /// How the recommendation moves with each uncertain input, one at a time (tornado, flip
+    /// points): see [`crate::uncertainty`]. Absent when the analysis did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sensitivity: Option<crate::uncertainty::Sensitivity>,
+    /// Every uncertain input drawn at once (Monte Carlo): absent when the analysis did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncertainty: Option<crate::uncertainty::Uncertainty>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -444,6 +451,8 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
         references,
         inputs: scenario.input_records(),
         notes,
+        sensitivity: None,
+        uncertainty: None,
     }
 }
 

@@ -14,6 +14,10 @@ pub mod streams {
     pub const SERVICE: u64 = 3;
     /// Dispatch choices (power-of-two sampling).
     pub const DISPATCH: u64 = 4;
+    /// Monte Carlo draws of the uncertainty analysis, one stream per sample.
+    pub const UNCERTAINTY: u64 = 5;
+    /// The Latin hypercube's permutation of strata, one stream per input.
+    pub const UNCERTAINTY_STRATA: u64 = 6;
 }
 
 /// SplitMix64 finaliser: spreads nearby inputs over the whole 64-bit space.

@@ -8,6 +8,7 @@
 //! checked against their declarations in [`crate::cost::inputs`], which also give their defaults.
 
 pub mod file;
+pub mod uncertainty;
 mod workload;
 
 use std::collections::BTreeSet;
@@ -168,6 +169,10 @@ pub struct Scenario {
     pub costs: CostInputs,
     pub simulation: SimulationSettings,
     pub references: Vec<Reference>,
+    /// The inputs `[uncertainty]` gives ranges to, validated, in path order
+    /// ([`Scenario::uncertain_inputs`] adds the estimates' default ranges).
+    #[serde(skip)]
+    pub uncertainty: Vec<uncertainty::UncertainInput>,
 }
 
 impl Scenario {
@@ -310,7 +315,7 @@ fn validate(src: &SourceFile, f: ScenarioFile) -> Result<Scenario, InputError> {
         .enumerate()
         .map(|(i, r)| validate_reference(src, i, r, &tiers))
         .collect::<Result<_, _>>()?;
-    Ok(Scenario {
+    let mut scenario = Scenario {
         name,
         description: f.description,
         file: src.name.clone(),
@@ -323,7 +328,10 @@ fn validate(src: &SourceFile, f: ScenarioFile) -> Result<Scenario, InputError> {
         costs,
         simulation,
         references,
-    })
+        uncertainty: vec![],
+    };
+    scenario.uncertainty = uncertainty::validate(src, &scenario, &f.uncertainty)?;
+    Ok(scenario)
 }
 
 fn validate_reference(

@@ -131,6 +131,25 @@ impl TrafficSpec {
         TrafficSpec { kind }
     }
 
+    /// The compound yearly growth of every rate.
+    pub fn growth(&self) -> Growth {
+        match &self.kind {
+            TrafficKind::Synthetic { curve, .. } => curve.growth(),
+            TrafficKind::Trace(t) => t.growth,
+            TrafficKind::RateSeries(s) => s.growth,
+        }
+    }
+
+    /// The same traffic with another yearly growth (the uncertainty analysis varies it; a
+    /// growth's validity, > −1, is the caller's to keep).
+    pub fn set_growth(&mut self, growth: Growth) {
+        match &mut self.kind {
+            TrafficKind::Synthetic { curve, .. } => curve.set_growth(growth),
+            TrafficKind::Trace(t) => t.growth = growth,
+            TrafficKind::RateSeries(s) => s.growth = growth,
+        }
+    }
+
     /// The window the capacity planner simulates for `year`, `window_s` long: the busiest
     /// `window_s` of the peak day for a synthetic curve (centred on the daily peak), the busiest
     /// `window_s` of the series for a rate series, and the busiest `window_s` of the replay for a

@@ -143,6 +143,29 @@ impl Workload {
     }
 }
 
+impl Workload {
+    /// The number [`Workload::cited_numbers`] names `field`, to change (the uncertainty
+    /// analysis sets sampled values).
+    pub fn number_mut(&mut self, field: &str) -> Option<&mut Cited> {
+        match self {
+            Workload::Classic { model, .. } => match field {
+                "flops_per_item" => Some(&mut model.flops_per_item),
+                "parameters" => Some(&mut model.parameters),
+                "activation_elements_per_item" => Some(&mut model.activation_elements_per_item),
+                _ => None,
+            },
+            Workload::Generative { model, .. } => match field {
+                "parameters" => Some(&mut model.parameters),
+                "layers" => Some(&mut model.layers),
+                "hidden_size" => Some(&mut model.hidden_size),
+                "kv_heads" => Some(&mut model.kv_heads),
+                "head_dim" => Some(&mut model.head_dim),
+                _ => None,
+            },
+        }
+    }
+}
+
 fn src(key: &str, title: &str, url: &str, date: &str) -> Source {
     Source {
         key: key.into(),

@@ -18,11 +18,11 @@ const STAGES: &[(&str, &[&str])] = &[
     ),
     ("domain", &["hardware", "workload", "traffic"]),
     ("models", &["perf", "sim", "calibrate"]),
-    ("cost inputs", &["cost::inputs"]),
+    ("cost inputs", &["cost::inputs", "uncertainty::ranges"]),
     ("scenario", &["scenario"]),
     ("capacity", &["capacity"]),
     ("cost", &["cost"]),
-    ("results", &["results"]),
+    ("results", &["results", "uncertainty"]),
     ("report", &["report"]),
     ("glue", &["cli", "app", "sweep", "main", "lib"]),
 ];
@@ -34,6 +34,8 @@ fn stage_of(path: &[String]) -> Option<usize> {
     let second = path.get(1).map(String::as_str);
     let name = if first == "cost" && second == Some("inputs") {
         "cost::inputs".to_string()
+    } else if first == "uncertainty" && second == Some("ranges") {
+        "uncertainty::ranges".to_string()
     } else {
         first.to_string()
     };

@@ -97,7 +97,7 @@ fn runs_a_shipped_scenario_and_writes_its_files() {
         .stdout(predicate::str::contains("results.json"));
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("results.json")).unwrap()).unwrap();
-    assert_eq!(json["schema_version"], 2);
+    assert_eq!(json["schema_version"], 3);
     assert_eq!(json["tiers"].as_array().unwrap().len(), 2);
     let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
     // header + 1 on-prem + 3 cloud options, 5 years each
@@ -132,8 +132,13 @@ fn same_inputs_and_seed_give_byte_identical_files_at_any_thread_count() {
         outputs.push((
             std::fs::read(out.join("results.json")).unwrap(),
             std::fs::read(out.join("results.csv")).unwrap(),
+            // The uncertainty analysis (tornado, flip points, Monte Carlo) too.
+            std::fs::read(out.join("sensitivity.csv")).unwrap(),
+            std::fs::read(out.join("uncertainty.csv")).unwrap(),
         ));
     }
+    let json = String::from_utf8(outputs[0].0.clone()).unwrap();
+    assert!(json.contains("\"flip_points\"") && json.contains("\"p_cheapest\""));
     assert!(outputs.windows(2).all(|w| w[0] == w[1]));
 }
 

@@ -163,5 +163,5 @@ fn sigterm_leaves_finished_files_and_an_incomplete_manifest() {
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap())
             .expect("results.json is whole");
-    assert_eq!(json["schema_version"], 2);
+    assert_eq!(json["schema_version"], 3);
 }

@@ -255,11 +255,14 @@ fn report_and_no_report_choose_the_files() {
     run(&scenario, &out, &["--report", "csv,svg"]).success();
     let written = files(&out);
     assert!(written.contains(&"results.csv".to_string()));
+    assert!(written.contains(&"sensitivity.csv".to_string()));
+    assert!(written.contains(&"uncertainty.csv".to_string()));
     assert!(written.iter().any(|f| f.ends_with(".svg")));
     assert!(
         written
             .iter()
-            .all(|f| f == "results.csv" || f == "manifest.json" || f.ends_with(".svg")),
+            // The uncertainty analysis writes its own two CSV files beside results.csv.
+            .all(|f| f.ends_with(".csv") || f == "manifest.json" || f.ends_with(".svg")),
         "{written:?}"
     );
     let none = dir.path().join("none");

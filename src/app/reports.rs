@@ -1,5 +1,5 @@
-//! Writing a run's report files (`results.json`, `results.csv`, the charts as SVG and PNG, the
-//! PDF) into the output folder: the file-writing half of `tco-sim run`, kept beside `app` so
+//! Writing a run's report files (`results.json`, `results.csv`, with the uncertainty analysis
+//! `sensitivity.csv` and `uncertainty.csv`, the charts as SVG and PNG, the PDF) into the output folder: the file-writing half of `tco-sim run`, kept beside `app` so
 //! that `app.rs` reads as the pipeline. Every file is written atomically.
 //!
 //! A run's files are a set, described by `manifest.json` in the same folder: it is written first
@@ -143,6 +143,12 @@ pub fn write_reports(
     }
     if formats.contains(&ReportFormat::Csv) {
         put("results.csv", report::data::csv(results).as_bytes())?;
+        if let Some(text) = report::data::sensitivity_csv(results) {
+            put("sensitivity.csv", text.as_bytes())?;
+        }
+        if let Some(text) = report::data::uncertainty_csv(results) {
+            put("uncertainty.csv", text.as_bytes())?;
+        }
     }
     let pictures = [ReportFormat::Svg, ReportFormat::Png, ReportFormat::Pdf];
     if pictures.iter().any(|f| formats.contains(f)) {

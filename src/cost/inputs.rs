@@ -13,6 +13,7 @@ use serde::Serialize;
 
 use crate::cite::{Basis, Cited, Source};
 use crate::hardware::numbers::Valid;
+use crate::uncertainty::ranges::DeclaredRange;
 
 /// Where a default comes from, as static text (turned into a [`Source`] when used).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -63,9 +64,14 @@ pub struct CostInput {
     pub default: CitedDefault,
     /// What it means, for the docs.
     pub help: &'static str,
+    /// Its own default uncertainty, where a source gives one; without it an estimate gets the
+    /// general rule of [`crate::uncertainty::ranges`].
+    pub range: Option<DeclaredRange>,
 }
 
 macro_rules! cost_inputs {
+    (@range) => { None };
+    (@range $range:expr) => { Some($range) };
     ($(
         $key:ident {
             unit: $unit:literal,
@@ -73,7 +79,8 @@ macro_rules! cost_inputs {
             default: $value:literal, $basis:ident,
             source: [$skey:literal, $title:literal, $url:literal, $date:literal],
             note: $note:expr,
-            help: $help:literal $(,)?
+            help: $help:literal
+            $(, range: $range:expr)? $(,)?
         }
     ),+ $(,)?) => {
         /// Cost assumptions, each cited (a default's source, or the scenario line that set it).
@@ -99,6 +106,7 @@ macro_rules! cost_inputs {
                     note: $note,
                 },
                 help: $help,
+                range: cost_inputs!(@range $($range)?),
             },
         )+];
 
@@ -372,6 +380,11 @@ cost_inputs! {
         ],
         note: Some("a mid-range cost of capital; use your finance team's rate"),
         help: "yearly rate the net present value discounts by",
+        range: DeclaredRange {
+            low: 0.06,
+            high: 0.12,
+            why: "reference/hardware.md §6: 8 % with a sensitivity of 6–12 % (Damodaran's January 2026 industry costs of capital are mostly 5–10 %)",
+        },
     },
     install_share_of_capex {
         unit: "fraction of purchase price",

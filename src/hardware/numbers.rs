@@ -151,6 +151,7 @@ pub struct ProfileNumber {
     pub help: &'static str,
     raw: fn(&ProfileFile) -> Option<&CitedEntry>,
     held: fn(&Profile) -> Option<&Cited>,
+    held_mut: fn(&mut Profile) -> Option<&mut Cited>,
 }
 
 impl ProfileNumber {
@@ -174,6 +175,12 @@ impl ProfileNumber {
     pub fn get<'a>(&self, p: &'a Profile) -> Option<&'a Cited> {
         (self.held)(p)
     }
+
+    /// The validated value in a profile, to change (the uncertainty analysis sets sampled
+    /// values, in the held unit).
+    pub fn get_mut<'a>(&self, p: &'a mut Profile) -> Option<&'a mut Cited> {
+        (self.held_mut)(p)
+    }
 }
 
 const WHOLE_UNITS: Valid = Valid::from_to(1.0, 1e6, "a whole number from 1 to 1,000,000").whole();
@@ -195,6 +202,7 @@ pub const CHIPS: ProfileNumber = ProfileNumber {
     help: "CPU sockets or accelerator devices in one unit",
     raw: |f| Some(&f.chips),
     held: |p| Some(&p.chips),
+    held_mut: |p| Some(&mut p.chips),
 };
 pub const CORES: ProfileNumber = ProfileNumber {
     key: "chip.cores",
@@ -206,6 +214,7 @@ pub const CORES: ProfileNumber = ProfileNumber {
     help: "CPU cores per chip, each serving one request at a time",
     raw: |f| f.chip.cores.as_ref(),
     held: |p| p.cores_per_chip.as_ref(),
+    held_mut: |p| p.cores_per_chip.as_mut(),
 };
 pub const CLOCK: ProfileNumber = ProfileNumber {
     key: "chip.clock_ghz",
@@ -217,6 +226,7 @@ pub const CLOCK: ProfileNumber = ProfileNumber {
     help: "sustained all-core clock (no shipping CPU sustains 6 GHz; 10 leaves room)",
     raw: |f| f.chip.clock_ghz.as_ref(),
     held: |p| p.clock_ghz.as_ref(),
+    held_mut: |p| p.clock_ghz.as_mut(),
 };
 pub const MEMORY: ProfileNumber = ProfileNumber {
     key: "chip.memory_gb",
@@ -228,6 +238,7 @@ pub const MEMORY: ProfileNumber = ProfileNumber {
     help: "memory per chip that holds weights and KV cache (at most 100,000 GB: a socket holds at most ~12 TB of DRAM, ×8)",
     raw: |f| Some(&f.chip.memory_gb),
     held: |p| Some(&p.memory_bytes_per_chip),
+    held_mut: |p| Some(&mut p.memory_bytes_per_chip),
 };
 pub const BANDWIDTH: ProfileNumber = ProfileNumber {
     key: "chip.memory_bandwidth_gbps",
@@ -239,6 +250,7 @@ pub const BANDWIDTH: ProfileNumber = ProfileNumber {
     help: "sustainable-peak memory bandwidth per chip (at most 100,000 GB/s: the fastest HBM3e parts give 8,000 GB/s, ×12)",
     raw: |f| Some(&f.chip.memory_bandwidth_gbps),
     held: |p| Some(&p.memory_bandwidth_per_chip),
+    held_mut: |p| Some(&mut p.memory_bandwidth_per_chip),
 };
 
 /// One dense peak per precision; the label carries the precision as `Precision` prints it.
@@ -254,6 +266,7 @@ macro_rules! peak {
             help: "dense (not 2:4-sparse) peak per chip at this precision (at most 100,000: the largest published dense peak is under 10,000, ×10)",
             raw: |f| f.chip.peak_tflops.$field.as_ref(),
             held: |p| p.peak_per_chip.get(&super::Precision::$precision),
+            held_mut: |p| p.peak_per_chip.get_mut(&super::Precision::$precision),
         };
     };
 }
@@ -296,6 +309,7 @@ pub const IDLE_POWER: ProfileNumber = ProfileNumber {
     help: "the whole unit at idle; at most `power.peak_w`",
     raw: |f| Some(&f.power.idle_w),
     held: |p| Some(&p.idle_power_w),
+    held_mut: |p| Some(&mut p.idle_power_w),
 };
 pub const PEAK_POWER: ProfileNumber = ProfileNumber {
     key: "power.peak_w",
@@ -307,6 +321,7 @@ pub const PEAK_POWER: ProfileNumber = ProfileNumber {
     help: "the whole unit at full load (at most 2 MW: the largest rack-scale unit draws ~130 kW, ×15)",
     raw: |f| Some(&f.power.peak_w),
     held: |p| Some(&p.peak_power_w),
+    held_mut: |p| Some(&mut p.peak_power_w),
 };
 pub const EFFICIENCY_COMPUTE: ProfileNumber = ProfileNumber {
     key: "efficiency.compute",
@@ -318,6 +333,7 @@ pub const EFFICIENCY_COMPUTE: ProfileNumber = ProfileNumber {
     help: "fraction of peak compute a real inference runtime reaches (e_c)",
     raw: |f| Some(&f.efficiency.compute),
     held: |p| Some(&p.efficiency_compute),
+    held_mut: |p| Some(&mut p.efficiency_compute),
 };
 pub const EFFICIENCY_MEMORY: ProfileNumber = ProfileNumber {
     key: "efficiency.memory",
@@ -329,6 +345,7 @@ pub const EFFICIENCY_MEMORY: ProfileNumber = ProfileNumber {
     help: "fraction of peak memory bandwidth a real runtime reaches (e_m)",
     raw: |f| Some(&f.efficiency.memory),
     held: |p| Some(&p.efficiency_memory),
+    held_mut: |p| Some(&mut p.efficiency_memory),
 };
 pub const BATCH_OVERHEAD: ProfileNumber = ProfileNumber {
     key: "efficiency.batch_overhead_ms",
@@ -340,6 +357,7 @@ pub const BATCH_OVERHEAD: ProfileNumber = ProfileNumber {
     help: "fixed time per batch: launch, framework and dispatch overhead (t0; at most 10 s, a thousand times a slow framework's 10 ms)",
     raw: |f| Some(&f.efficiency.batch_overhead_ms),
     held: |p| Some(&p.batch_overhead_s),
+    held_mut: |p| Some(&mut p.batch_overhead_s),
 };
 pub const PURCHASE: ProfileNumber = ProfileNumber {
     key: "price.purchase_usd",
@@ -351,6 +369,7 @@ pub const PURCHASE: ProfileNumber = ProfileNumber {
     help: "on-prem purchase price of one unit (enables `on-prem`; at most $100 M: a rack-scale GPU system lists near $4 M, ×25)",
     raw: |f| f.price.purchase_usd.as_ref(),
     held: |p| p.prices.purchase_usd.as_ref(),
+    held_mut: |p| p.prices.purchase_usd.as_mut(),
 };
 pub const ON_DEMAND: ProfileNumber = ProfileNumber {
     key: "price.on_demand_usd_per_hour",
@@ -362,6 +381,7 @@ pub const ON_DEMAND: ProfileNumber = ProfileNumber {
     help: "hourly on-demand price (enables `on-demand`, and with a reservation `hybrid-*`; at most $1,000/h: the dearest published instance is near $100/h, ×10)",
     raw: |f| f.price.on_demand_usd_per_hour.as_ref(),
     held: |p| p.prices.on_demand_usd_per_hour.as_ref(),
+    held_mut: |p| p.prices.on_demand_usd_per_hour.as_mut(),
 };
 pub const RESERVED_1Y: ProfileNumber = ProfileNumber {
     key: "price.reserved_1y_usd_per_hour",
@@ -373,6 +393,7 @@ pub const RESERVED_1Y: ProfileNumber = ProfileNumber {
     help: "effective hourly price of a 1-year reservation (enables `reserved-1y`)",
     raw: |f| f.price.reserved_1y_usd_per_hour.as_ref(),
     held: |p| p.prices.reserved_1y_usd_per_hour.as_ref(),
+    held_mut: |p| p.prices.reserved_1y_usd_per_hour.as_mut(),
 };
 pub const RESERVED_3Y: ProfileNumber = ProfileNumber {
     key: "price.reserved_3y_usd_per_hour",
@@ -384,6 +405,7 @@ pub const RESERVED_3Y: ProfileNumber = ProfileNumber {
     help: "effective hourly price of a 3-year reservation (enables `reserved-3y`)",
     raw: |f| f.price.reserved_3y_usd_per_hour.as_ref(),
     held: |p| p.prices.reserved_3y_usd_per_hour.as_ref(),
+    held_mut: |p| p.prices.reserved_3y_usd_per_hour.as_mut(),
 };
 
 pub const SPOT: ProfileNumber = ProfileNumber {
@@ -396,6 +418,7 @@ pub const SPOT: ProfileNumber = ProfileNumber {
     help: "hourly spot (AWS) or preemptible (OCI) price, e.g. a snapshot's average (enables `spot` for a tier that lists it in `options`; never chosen by default)",
     raw: |f| f.price.spot_usd_per_hour.as_ref(),
     held: |p| p.prices.spot_usd_per_hour.as_ref(),
+    held_mut: |p| p.prices.spot_usd_per_hour.as_mut(),
 };
 pub const CHANGE_PER_YEAR: ProfileNumber = ProfileNumber {
     key: "price.change_per_year",
@@ -411,6 +434,7 @@ pub const CHANGE_PER_YEAR: ProfileNumber = ProfileNumber {
     help: "yearly change of the hourly prices (on-demand, reservations, spot), from the price's own history; negative = cheaper. Year y pays p·(1+g)^(y−1); a reservation keeps the price of the year it is bought. Absent: no trend (at most ±50 %/yr: the steepest published cut, P5's 44 % in June 2025, annualises to −25 %/yr)",
     raw: |f| f.price.change_per_year.as_ref(),
     held: |p| p.prices.change_per_year.as_ref(),
+    held_mut: |p| p.prices.change_per_year.as_mut(),
 };
 
 /// Every cited number of a profile, in the order reports list them.

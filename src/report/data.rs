@@ -106,3 +106,106 @@ pub fn csv(results: &RunResults) -> String {
     }
     String::from_utf8(w.into_inner().expect("CSV buffer flushes")).expect("CSV is UTF-8")
 }
+
+/// One row of `sensitivity.csv`: one uncertain input, its tornado bar and its flip point.
+#[derive(Debug, Serialize)]
+struct SensitivityRow<'a> {
+    input: &'a str,
+    unit: &'a str,
+    performance: bool,
+    range: String,
+    range_source: &'a str,
+    base_value: String,
+    low_value: String,
+    high_value: String,
+    best_npv_low_usd: String,
+    best_npv_high_usd: String,
+    runner_up_npv_low_usd: String,
+    runner_up_npv_high_usd: String,
+    difference_low_usd: String,
+    difference_high_usd: String,
+    swing_usd: String,
+    flips: bool,
+    flip_value: String,
+    flip_change: String,
+    flips_to_tier: &'a str,
+    flips_to_option: &'a str,
+}
+
+/// A value of an input in the CSV: shortest round-trip form, so a flip value fed back is exact.
+fn value(x: f64) -> String {
+    format!("{x}")
+}
+
+fn money(x: Option<f64>) -> String {
+    x.map_or(String::new(), f2)
+}
+
+/// `sensitivity.csv`: one row per uncertain input, widest swing first; `None` when the
+/// analysis did not run.
+pub fn sensitivity_csv(results: &RunResults) -> Option<String> {
+    let s = results.sensitivity.as_ref()?;
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    for (t, f) in s.tornado.iter().zip(&s.flip_points) {
+        w.serialize(SensitivityRow {
+            input: &t.input,
+            unit: &t.unit,
+            performance: t.performance,
+            range: t.dist.label(),
+            range_source: &t.range_source,
+            base_value: value(t.base_value),
+            low_value: value(t.low_value),
+            high_value: value(t.high_value),
+            best_npv_low_usd: money(t.best_npv_low_usd),
+            best_npv_high_usd: money(t.best_npv_high_usd),
+            runner_up_npv_low_usd: money(t.runner_up_npv_low_usd),
+            runner_up_npv_high_usd: money(t.runner_up_npv_high_usd),
+            difference_low_usd: money(t.difference_low_usd),
+            difference_high_usd: money(t.difference_high_usd),
+            swing_usd: f2(t.swing_usd),
+            flips: f.flips,
+            flip_value: f.value.map_or(String::new(), value),
+            flip_change: f.change_fraction.map_or(String::new(), |c| fixed(c, 6)),
+            flips_to_tier: f.to.as_ref().map_or("", |o| o.tier.as_str()),
+            flips_to_option: f.to.as_ref().map_or("", |o| o.option.label()),
+        })
+        .expect("rows serialize");
+    }
+    Some(String::from_utf8(w.into_inner().expect("in-memory writer")).expect("CSV is UTF-8"))
+}
+
+/// One row of `uncertainty.csv`: one tier × option over the Monte Carlo samples.
+#[derive(Debug, Serialize)]
+struct SpreadRow<'a> {
+    tier: &'a str,
+    option: &'a str,
+    samples: u32,
+    npv_base_usd: String,
+    npv_p10_usd: String,
+    npv_p50_usd: String,
+    npv_p90_usd: String,
+    p_cheapest: String,
+    p_slo_met: String,
+}
+
+/// `uncertainty.csv`: one row per tier × option of the Monte Carlo; `None` when the analysis
+/// did not run.
+pub fn uncertainty_csv(results: &RunResults) -> Option<String> {
+    let u = results.uncertainty.as_ref()?;
+    let mut w = ::csv::Writer::from_writer(Vec::new());
+    for o in &u.options {
+        w.serialize(SpreadRow {
+            tier: &o.tier,
+            option: o.option.label(),
+            samples: u.samples,
+            npv_base_usd: f2(o.npv_base),
+            npv_p10_usd: f2(o.npv_p10),
+            npv_p50_usd: f2(o.npv_p50),
+            npv_p90_usd: f2(o.npv_p90),
+            p_cheapest: fixed(o.p_cheapest, 4),
+            p_slo_met: o.p_slo_met.map_or(String::new(), |p| fixed(p, 4)),
+        })
+        .expect("rows serialize");
+    }
+    Some(String::from_utf8(w.into_inner().expect("in-memory writer")).expect("CSV is UTF-8"))
+}

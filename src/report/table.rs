@@ -219,6 +219,7 @@ pub fn render(r: &RunResults) -> String {
         out.push_str(&c.to_string());
         out.push('\n');
     }
+    out.push_str(&uncertainty_tables(r));
     if let Some(rec) = &r.recommendation {
         out.push_str(&format!("\nRecommendation: {}\n", rec.sentence));
     } else {
@@ -226,6 +227,102 @@ pub fn render(r: &RunResults) -> String {
     }
     for n in &r.notes {
         out.push_str(&format!("note: {n}\n"));
+    }
+    out
+}
+
+/// The tornado rows shown in the terminal (all of them are in `results.json`).
+const TORNADO_ROWS: usize = 10;
+
+/// "How sure is this?": the widest tornado rows with their flip points, and each option's
+/// spread over the Monte Carlo samples. Empty when the analysis did not run.
+fn uncertainty_tables(r: &RunResults) -> String {
+    let mut out = String::new();
+    if let Some(s) = &r.sensitivity {
+        let mut t = table();
+        t.set_header(vec![
+            "input",
+            "range",
+            "difference at low",
+            "difference at high",
+            "swing",
+            "flip point",
+        ]);
+        let money = |x: Option<f64>| x.map_or(MISSING.to_string(), usd);
+        for (row, flip) in s.tornado.iter().zip(&s.flip_points).take(TORNADO_ROWS) {
+            t.add_row(vec![
+                row.input.clone(),
+                format!(
+                    "{} – {} {}",
+                    format::plain(row.low_value),
+                    format::plain(row.high_value),
+                    row.unit
+                ),
+                money(row.difference_low_usd),
+                money(row.difference_high_usd),
+                usd(row.swing_usd),
+                flip.verdict.clone(),
+            ]);
+        }
+        right_align(&mut t, 2);
+        let against = s
+            .runner_up
+            .as_ref()
+            .map_or(String::new(), |ru| format!(" − {} {}", ru.tier, ru.option));
+        out.push_str(&format!(
+            "\nHow sure is this? Net present cost difference (runner-up {} {}{against}; positive: the recommendation stays cheaper), one input at a time, widest {} of {} inputs:\n",
+            s.best.tier,
+            s.best.option,
+            s.tornado.len().min(TORNADO_ROWS),
+            s.tornado.len(),
+        ));
+        out.push_str(&t.to_string());
+        out.push('\n');
+    }
+    if let Some(u) = &r.uncertainty {
+        let mut t = table();
+        let slo = u.options.iter().any(|o| o.p_slo_met.is_some());
+        let mut header = vec![
+            "tier",
+            "option",
+            "NPC P10",
+            "NPC P50",
+            "NPC P90",
+            "P(cheapest)",
+        ];
+        if slo {
+            header.push("P(planned fleet meets SLO)");
+        }
+        t.set_header(header);
+        for o in &u.options {
+            let mut row = vec![
+                o.tier.clone(),
+                o.option.label().to_string(),
+                usd(o.npv_p10),
+                usd(o.npv_p50),
+                usd(o.npv_p90),
+                format::percent(o.p_cheapest, 1),
+            ];
+            if slo {
+                row.push(
+                    o.p_slo_met
+                        .map_or(MISSING.to_string(), |p| format::percent(p, 1)),
+                );
+            }
+            t.add_row(row);
+        }
+        right_align(&mut t, 2);
+        out.push_str(&format!(
+            "\nMonte Carlo over {} uncertain inputs ({} samples, {}{}):\n",
+            u.inputs.len(),
+            format::count(u.samples),
+            u.method,
+            u.replan
+                .as_ref()
+                .map_or(String::new(), |r| format!("; performance inputs: {r}"))
+        ));
+        out.push_str(&t.to_string());
+        out.push('\n');
     }
     out
 }

@@ -37,6 +37,30 @@ pub struct ScenarioFile {
     /// Published figures to compare this run against (e.g. the seed article's table).
     #[serde(default, rename = "reference")]
     pub references: Vec<ReferenceFile>,
+    /// Ranges of inputs for the uncertainty analysis, by input path
+    /// (`"costs.pue" = { low = 1.3, high = 1.8 }`); sorted by path.
+    #[serde(default)]
+    pub uncertainty: BTreeMap<Spanned<String>, Spanned<RangeFile>>,
+}
+
+/// One entry of `[uncertainty]`: a distribution of an input's value, in the unit the input is
+/// written in. `dist` defaults to uniform (`{ low, high }`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RangeFile {
+    /// `uniform` (default), `triangular`, `normal`, `lognormal` or `pert`.
+    #[serde(default)]
+    pub dist: Option<Spanned<String>>,
+    #[serde(default)]
+    pub low: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub mode: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub high: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub mean: Option<Spanned<f64>>,
+    #[serde(default)]
+    pub sd: Option<Spanned<f64>>,
 }
 
 /// A published figure for one tier and option, shown beside this run's result.

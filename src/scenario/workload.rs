@@ -104,7 +104,7 @@ pub(super) fn validate(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, I
 /// The largest value of each number of a custom model, and the range in words. Each is far
 /// beyond any published model, so a real one always fits; the bound stops a typo (1e308) from
 /// reaching the roofline and printing "inf ms".
-fn model_bound(field: &str) -> (f64, &'static str) {
+pub(super) fn model_bound(field: &str) -> (f64, &'static str) {
     match field {
         // GPT-4-class models are estimated near 2e12 parameters: ×50.
         "workload.parameters" => (1e14, "a number > 0, up to 1e14 parameters"),

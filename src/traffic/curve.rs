@@ -486,6 +486,11 @@ impl RateCurve {
         self.growth
     }
 
+    /// Replace the yearly growth (nothing else depends on it).
+    pub fn set_growth(&mut self, growth: Growth) {
+        self.growth = growth;
+    }
+
     fn burst_factor(&self, tod_s: f64) -> f64 {
         let Some(b) = self.bursts else {
             return 1.0;

@@ -159,7 +159,7 @@ fn zero_option(option: DeploymentOption, years: u32) -> OptionCost {
 /// One year, one tier with a zero-cost option, one tier with no options at all.
 pub fn degenerate() -> RunResults {
     RunResults {
-        schema_version: 1,
+        schema_version: tco_sim::results::SCHEMA_VERSION,
         tool: "tco-sim".into(),
         tool_version: "0.0.0".into(),
         scenario: summary("degenerate: one year, zero cost", 1),
@@ -199,6 +199,8 @@ pub fn degenerate() -> RunResults {
         references: vec![],
         inputs: vec![],
         notes: vec![],
+        sensitivity: None,
+        uncertainty: None,
     }
 }
 
