@@ -265,14 +265,15 @@ fn uncertainty_tables(r: &RunResults) -> String {
             ]);
         }
         right_align(&mut t, 2);
-        let against = s
-            .runner_up
-            .as_ref()
-            .map_or(String::new(), |ru| format!(" − {} {}", ru.tier, ru.option));
+        let difference = match &s.runner_up {
+            Some(ru) => format!(
+                "runner-up {} {} − recommended {} {}",
+                ru.tier, ru.option, s.best.tier, s.best.option
+            ),
+            None => format!("recommended {} {}", s.best.tier, s.best.option),
+        };
         out.push_str(&format!(
-            "\nHow sure is this? Net present cost difference (runner-up {} {}{against}; positive: the recommendation stays cheaper), one input at a time, widest {} of {} inputs:\n",
-            s.best.tier,
-            s.best.option,
+            "\nHow sure is this? Net present cost difference ({difference}; positive: the recommendation stays cheaper), one input at a time, widest {} of {} inputs:\n",
             s.tornado.len().min(TORNADO_ROWS),
             s.tornado.len(),
         ));
