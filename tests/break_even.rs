@@ -8,28 +8,11 @@
 
 mod report_fixtures;
 
-use report_fixtures::{repo, shipped};
+use report_fixtures::{SHIPPED, option, repo, shipped};
 use tco_sim::cost::{OptionCost, mid_year_factor};
 use tco_sim::hardware::DeploymentOption;
 use tco_sim::results::{BreakEven, RunResults};
 use tco_sim::scenario::Scenario;
-
-const SHIPPED: [&str; 6] = [
-    "azure-trace-llama8b",
-    "embedding-api",
-    "h100-current-prices",
-    "llama70b-chat",
-    "seed-8xh100",
-    "starter",
-];
-
-fn option<'a>(r: &'a RunResults, tier: &str, o: DeploymentOption) -> &'a OptionCost {
-    r.tiers
-        .iter()
-        .find(|t| t.name == tier)
-        .and_then(|t| t.options.iter().find(|x| x.option == o))
-        .unwrap_or_else(|| panic!("{tier} {o}"))
-}
 
 fn on_prem_of<'a>(r: &'a RunResults, b: &BreakEven) -> &'a OptionCost {
     option(r, &b.on_prem_tier, DeploymentOption::OnPrem)

@@ -6,34 +6,10 @@
 
 mod report_fixtures;
 
-use report_fixtures::{from_toml, shipped};
+use report_fixtures::{SHIPPED, from_toml, option, shipped, shipped_text as text};
 use tco_sim::cost::{OptionCost, mid_year_factor};
 use tco_sim::hardware::DeploymentOption;
 use tco_sim::results::RunResults;
-
-const SHIPPED: [&str; 6] = [
-    "azure-trace-llama8b",
-    "embedding-api",
-    "h100-current-prices",
-    "llama70b-chat",
-    "seed-8xh100",
-    "starter",
-];
-
-fn text(name: &str) -> String {
-    std::fs::read_to_string(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("scenarios/{name}.toml")),
-    )
-    .unwrap()
-}
-
-fn option<'a>(r: &'a RunResults, tier: &str, o: DeploymentOption) -> &'a OptionCost {
-    r.tiers
-        .iter()
-        .find(|t| t.name == tier)
-        .and_then(|t| t.options.iter().find(|x| x.option == o))
-        .unwrap_or_else(|| panic!("{tier} {o}"))
-}
 
 /// Every costed option of a tier that meets the contract, with its tier name.
 fn eligible(r: &RunResults) -> Vec<(&str, &OptionCost)> {

@@ -22,6 +22,30 @@ pub fn shipped(name: &str) -> RunResults {
     tco_sim::results::plan(&s, Method::Analytic, &|_, _| {}).expect("scenario plans")
 }
 
+/// Every shipped scenario, by file stem.
+pub const SHIPPED: [&str; 6] = [
+    "azure-trace-llama8b",
+    "embedding-api",
+    "h100-current-prices",
+    "llama70b-chat",
+    "seed-8xh100",
+    "starter",
+];
+
+/// The text of a shipped scenario, to vary in a test.
+pub fn shipped_text(name: &str) -> String {
+    std::fs::read_to_string(repo(&format!("scenarios/{name}.toml"))).expect("scenario file")
+}
+
+/// One option of one tier of a run.
+pub fn option<'a>(r: &'a RunResults, tier: &str, o: DeploymentOption) -> &'a OptionCost {
+    r.tiers
+        .iter()
+        .find(|t| t.name == tier)
+        .and_then(|t| t.options.iter().find(|x| x.option == o))
+        .unwrap_or_else(|| panic!("{tier} {o}"))
+}
+
 /// A scenario from TOML text.
 pub fn from_toml(text: &str) -> RunResults {
     let src = tco_sim::input::SourceFile::from_text("test.toml", text);
