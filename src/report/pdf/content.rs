@@ -656,20 +656,24 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
             r.scenario.capacity_method,
             format::percent(r.scenario.max_utilization, 0)
         ),
-        "On-prem: units are bought when the fleet grows and again when they reach the end of \
-         their depreciation life; capex is purchase price plus an installation and network share. \
-         Each installed unit pays maintenance (a share of its price), energy (idle power plus the \
-         busy share of the dynamic power, times PUE, times the electricity price), colocation \
-         space per kW of peak power, and a fractional share of an administrator."
+        "On-prem: each year the fleet is the planned units plus the spares the availability \
+         target asks for; units past their refresh life retire, and surplus units are sold at \
+         market or kept idle (retire_surplus); only what is missing is bought, at that year's \
+         price; capex is purchase price plus an installation and network share. Each installed \
+         unit pays maintenance (a share of its price), energy (idle power, plus the busy share of \
+         the dynamic power for the units carrying load, times PUE, times the year's electricity \
+         price), colocation space per kW of peak power, and a fractional share of an \
+         administrator."
             .into(),
         "Cloud: on-demand pays each instance-hour used; a reservation pays its committed \
-         instances every hour of its term, used or not (no upfront payment); a hybrid reserves a \
+         instances every hour of its term, used or not, with the upfront share paid when it is \
+         bought (reserved_upfront_share); a hybrid reserves a \
          base chosen to minimise cost and bursts on demand above it. Cloud options also pay \
          egress per GB of responses."
             .into(),
         "Totals are nominal cash. NPV discounts capex from the start of its year and running \
-         costs from mid-year. Cost per million requests is the total divided by the requests \
-         served."
+         costs from mid-year. Cost per million requests is the net present cost divided by the \
+         requests served, each year's discounted at mid-year."
             .into(),
         "Break-even: each option's net present cost is written as a straight line in hours per \
          day of full use of its planned fleet (what does not scale with use, egress included, \
@@ -703,15 +707,16 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
          reservation keeps the price of the year it is bought); otherwise prices are held \
          constant. No inflation or negotiated discounts."
             .into(),
-        "No taxes, tax shields of depreciation, financing costs, or costs of selling used \
-         hardware."
+        "Taxes only when the scenario sets tax_rate (then the ranking is after tax); no \
+         financing costs, and no costs of selling used hardware beyond its lower price."
             .into(),
         "Cloud capacity is assumed to be there when asked for: no autoscaling lag, no shortage \
          of reserved capacity. Spot is costed only where a tier lists it, with an interruption \
          overhead, and is not recommended unless the tier sets spot_meets_slo."
             .into(),
-        "Failures and maintenance windows are covered only by the utilization headroom; no \
-         spare units are added."
+        "Failures are covered by on-prem spares sized for the availability target from a unit \
+         failure rate and repair time (a tier may set its own spares); maintenance windows and \
+         cloud instance failures only by the utilization headroom."
             .into(),
     ]);
     let simulated = r
