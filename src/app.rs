@@ -171,6 +171,7 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
                 ReportFormat::Png,
                 ReportFormat::Csv,
                 ReportFormat::Json,
+                ReportFormat::Xlsx,
             ]
             .into_iter()
             .collect()

@@ -95,7 +95,7 @@ pub struct RunArgs {
     /// Output folder (default: reports/STEM/, STEM being the scenario file name without .toml).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Which files to write, comma-separated: pdf, svg, png, csv, json (default: all).
+    /// Which files to write, comma-separated: pdf, svg, png, csv, json, xlsx (default: all).
     #[arg(long, value_delimiter = ',', value_enum)]
     pub report: Vec<ReportFormat>,
     /// Write no files; print the summary only.
@@ -139,6 +139,8 @@ pub enum ReportFormat {
     Png,
     Csv,
     Json,
+    /// report.xlsx: assumptions, cash flows as live formulas, summary.
+    Xlsx,
 }
 
 /// `tco-sim calibrate` options (`app` turns them into [`crate::calibrate::Options`]).

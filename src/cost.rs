@@ -120,6 +120,10 @@ pub struct YearCost {
     /// On-prem: tax depreciation of the units owned this year (for the after-tax view).
     #[serde(skip)]
     pub tax_depreciation_usd: f64,
+    /// On-prem: what the units installed this year were bought for (each lot at its own price,
+    /// without installation), the base of maintenance (for the workbook's formulas).
+    #[serde(skip)]
+    pub installed_purchase_usd: f64,
     pub total_usd: f64,
     pub discounted_usd: f64,
     pub requests: f64,
@@ -511,8 +515,8 @@ fn on_prem(
             .map(|l| l.units as f64 * l.price * tax::depreciation_share(c, i - l.year))
             .sum();
         y.capex_usd = bought as f64 * lot_price * (1.0 + c.install_share_of_capex.value);
-        y.maintenance_usd = lots.iter().map(|l| l.units as f64 * l.price).sum::<f64>()
-            * c.maintenance_share_per_year.value;
+        y.installed_purchase_usd = lots.iter().map(|l| l.units as f64 * l.price).sum::<f64>();
+        y.maintenance_usd = y.installed_purchase_usd * c.maintenance_share_per_year.value;
         // Energy from the power model; an all-in hourly price replaces its cost, not its kWh.
         y.energy_kwh =
             HOURS_PER_YEAR * (n * idle_kw + working * u * (peak_kw - idle_kw)) * c.pue.value;

@@ -10,3 +10,4 @@ pub mod pdf;
 pub mod profiles;
 pub mod simulate;
 pub mod table;
+pub mod xlsx;

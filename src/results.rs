@@ -8,6 +8,7 @@
 //! the CSV, the charts and the PDF are all rendered from it, so every format shows the same
 //! numbers.
 
+pub mod cashflow;
 mod note;
 
 use serde::Serialize;
@@ -51,6 +52,11 @@ pub struct RunResults {
     /// Every uncertain input drawn at once (Monte Carlo): absent when the analysis did not run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uncertainty: Option<crate::uncertainty::Uncertainty>,
+    /// Year-by-year cash flows of the recommended option and the runner-up, with payback,
+    /// incremental NPV and the IRR of owning against renting (see [`cashflow`]). Absent
+    /// without a recommendation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cash_flow: Option<cashflow::CashFlow>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -398,6 +404,7 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
     }
     let break_even = break_even_table(scenario, &out_tiers);
     let recommendation = recommend(scenario, &out_tiers);
+    let cash_flow = cashflow::cash_flow(recommendation.as_ref(), &out_tiers, &scenario.costs);
     let references = compare_references(scenario, &out_tiers, &break_even);
     if !same_as_reserved.is_empty() {
         notes.push(Note::HybridsShownAsReservation {
@@ -453,6 +460,7 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
         notes,
         sensitivity: None,
         uncertainty: None,
+        cash_flow,
     }
 }
 

@@ -104,7 +104,7 @@ pub fn write_reports(
     formats: &BTreeSet<ReportFormat>,
 ) -> Result<Vec<PathBuf>> {
     // Read the report date first, so a bad SOURCE_DATE_EPOCH stops the run before any file.
-    let date = if formats.contains(&ReportFormat::Pdf) {
+    let date = if formats.contains(&ReportFormat::Pdf) || formats.contains(&ReportFormat::Xlsx) {
         Some(report::pdf::ReportDate::from_env().context("reading SOURCE_DATE_EPOCH")?)
     } else {
         None
@@ -149,6 +149,16 @@ pub fn write_reports(
         if let Some(text) = report::data::uncertainty_csv(results) {
             put("uncertainty.csv", text.as_bytes())?;
         }
+        if let Some(cf) = &results.cash_flow {
+            put(
+                "cash-flow.csv",
+                crate::results::cashflow::csv(cf).as_bytes(),
+            )?;
+        }
+    }
+    if let (true, Some(date)) = (formats.contains(&ReportFormat::Xlsx), &date) {
+        let book = report::xlsx::render(results, date).context("making report.xlsx")?;
+        put("report.xlsx", &book)?;
     }
     let pictures = [ReportFormat::Svg, ReportFormat::Png, ReportFormat::Pdf];
     if pictures.iter().any(|f| formats.contains(f)) {
@@ -200,7 +210,7 @@ fn write_pictures(
             put(&format!("{}.png", c.name), png)?;
         }
     }
-    if let Some(date) = date {
+    if let (true, Some(date)) = (formats.contains(&ReportFormat::Pdf), date) {
         let pdf = report::pdf::render(results, &charts, &date).context("making the PDF")?;
         put("report.pdf", &pdf)?;
     }

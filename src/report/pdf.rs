@@ -12,6 +12,7 @@
 //! Reproducible: with `SOURCE_DATE_EPOCH` set, the creation date and the title page's date come
 //! from it and the same inputs give byte-identical files.
 
+pub mod cashflow;
 pub mod content;
 pub mod layout;
 

@@ -225,6 +225,7 @@ pub fn degenerate() -> RunResults {
         notes: vec![],
         sensitivity: None,
         uncertainty: None,
+        cash_flow: None,
     }
 }
 

@@ -20,6 +20,7 @@ pub fn lay_out(r: &RunResults, charts: &ChartSet, date: &ReportDate) -> Layout {
     let contents_at = title_page(&mut l, r, date);
     l.new_page();
     summary(&mut l, r, charts);
+    super::cashflow::section(&mut l, r);
     assumptions(&mut l, r);
     figures(&mut l, charts);
     method(&mut l, r, charts);
