@@ -49,6 +49,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Profiles { name, dir }) => profiles(name.as_deref(), dir, &global),
         Some(Command::Init { path, force }) => init(&path, force, &global),
         Some(Command::Calibrate(args)) => calibrate(&args),
+        Some(Command::Accuracy { fit }) => accuracy(fit, &global),
         Some(Command::Sweep(args)) => crate::sweep::run(&args, &global),
         Some(Command::Completions { shell }) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
@@ -56,6 +57,18 @@ pub fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// `tco-sim accuracy [--fit]`: the shipped table of published results against the planner.
+fn accuracy(fit: bool, global: &GlobalArgs) -> Result<()> {
+    let table = crate::accuracy::load(crate::accuracy::TABLE)?;
+    let report = crate::accuracy::run(&table, fit)?;
+    match global.format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
+        Format::Table if !global.quiet => print!("{}", crate::accuracy::render(&report)),
+        Format::Table => {}
+    }
+    Ok(())
 }
 
 /// Load a scenario, apply the command-line overrides of its seed and replications, and check

@@ -28,6 +28,9 @@ pub enum Basis {
     Measured,
     /// Given by the user in the scenario file, without a further source.
     UserInput,
+    /// Fitted to published benchmark results by the accuracy suite (`tco-sim accuracy --fit`);
+    /// the note names the fit rows of `data/accuracy.toml`.
+    Fit,
 }
 
 impl Basis {
@@ -38,6 +41,7 @@ impl Basis {
             Basis::Estimate => "estimate",
             Basis::Measured => "measured",
             Basis::UserInput => "user input",
+            Basis::Fit => "fit",
         }
     }
 }

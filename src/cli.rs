@@ -69,6 +69,13 @@ pub enum Command {
     },
     /// Measure this machine's CPU (GEMM, memory bandwidth) and write a hardware profile.
     Calibrate(CalibrateArgs),
+    /// Predict the shipped table of published benchmark results (MLPerf, AWS Neuron) with the
+    /// planner's own functions and print each error and the held-out summary.
+    Accuracy {
+        /// Also re-run the fit of the profile constants the "fit" rows set, and print them.
+        #[arg(long)]
+        fit: bool,
+    },
     /// Run a sweep file's grid of scenarios (or one shard of it) into Parquet; `sweep merge`
     /// joins the shards.
     Sweep(crate::sweep::SweepArgs),

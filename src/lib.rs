@@ -14,7 +14,8 @@
 //!                                                          the distributions an input may be given
 //! 4 scenario     scenario                                  the validated question (with each tier's
 //!                                                          service plan)
-//! 5 capacity     capacity                                  units per tier and year meeting the SLO
+//! 5 capacity     capacity, accuracy                        units per tier and year meeting the SLO;
+//!                                                          the planner against published benchmarks
 //! 6 cost         cost                                      what each option costs, break-even
 //! 7 results      results, uncertainty                      a run assembled: plan → cost → recommendation;
 //!                                                          how sure it is (tornado, flips, Monte Carlo)
@@ -26,6 +27,7 @@
 //!
 //! Only `app`, `sweep` and `report` print or write files; every other stage returns plain data.
 
+pub mod accuracy;
 pub mod app;
 pub mod calibrate;
 pub mod capacity;

@@ -20,7 +20,7 @@ const STAGES: &[(&str, &[&str])] = &[
     ("models", &["perf", "sim", "calibrate"]),
     ("cost inputs", &["cost::inputs", "uncertainty::ranges"]),
     ("scenario", &["scenario"]),
-    ("capacity", &["capacity"]),
+    ("capacity", &["capacity", "accuracy"]),
     ("cost", &["cost"]),
     ("results", &["results", "uncertainty"]),
     ("report", &["report"]),

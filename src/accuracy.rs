@@ -1,0 +1,694 @@
+//! The accuracy suite: the planner's own predictions set against published measurements.
+//!
+//! `data/accuracy.toml` (embedded in the binary) lists published results — MLPerf Inference
+//! Offline and Server, AWS Neuron's performance tables — each with the system's configuration, its
+//! source (URL, version, date), the shipped profile and workload that predict it, and how many
+//! units of that profile make up the published system. Every prediction goes through the same
+//! functions a scenario run uses: [`perf::plan`] for the service plan, its analytic full-load
+//! throughput for Offline, and the discrete-event simulator ([`sim::simulate`] on
+//! [`server_model`]) for Server, where the published figure is the highest Poisson rate whose
+//! p99 latency meets the bound. Nothing here re-implements the roofline.
+//!
+//! Rows marked `fit` set a profile constant (compute efficiency, memory efficiency or per-batch
+//! overhead): [`fit`] solves, per profile, for the value at which the row's prediction equals the
+//! published figure, by bisection on the planner's own prediction. The shipped profiles carry
+//! these values with basis `fit`; the held-out rows measure how well they carry over.
+//! Deterministic: fixed seeds, fixed iteration counts.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::capacity::search::server_model;
+use crate::cite::{Basis, Cited, Source};
+use crate::hardware::{Precision, Profile, ProfileSearch};
+use crate::input::InputError;
+use crate::perf::{self, ServicePlan};
+use crate::sim::{self, Dispatch, FleetSpec, PoissonArrivals, RunSpec};
+use crate::workload::{self, ClassicModel, TokenCount, Workload};
+
+/// The shipped table.
+pub const TABLE: &str = include_str!("../data/accuracy.toml");
+
+/// Seed of every simulated Server run (results do not depend on anything else).
+const SEED: u64 = 10;
+/// Requests per simulated Server run.
+const SERVER_REQUESTS: u64 = 40_000;
+/// Bisection steps on the Server rate (the bracket shrinks 2^-14: 0.006 % of capacity).
+const SERVER_STEPS: u32 = 14;
+/// Bisection steps of a fitted constant and Gauss–Seidel passes over a profile's fit rows.
+const FIT_STEPS: u32 = 60;
+const FIT_PASSES: u32 = 6;
+
+/// The file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Table {
+    pub schema: u32,
+    #[serde(default)]
+    pub workloads: BTreeMap<String, CustomWorkload>,
+    pub sources: BTreeMap<String, TableSource>,
+    #[serde(rename = "row")]
+    pub rows: Vec<Row>,
+}
+
+/// A classic workload that is not a preset, with the arithmetic in `note`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomWorkload {
+    pub name: String,
+    pub flops_per_item: f64,
+    pub parameters: f64,
+    pub activation_elements_per_item: f64,
+    pub note: String,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSource {
+    pub title: String,
+    pub url: String,
+    pub version: String,
+    pub date: String,
+}
+
+/// What a row's published figure measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    /// Throughput at full batch \[samples/s\].
+    Offline,
+    /// Highest Poisson rate whose p99 latency meets the bound \[samples/s\].
+    Server,
+    /// Time per output token with `batch` sequences running \[ms\].
+    Tpot,
+}
+
+impl Metric {
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::Offline => "offline",
+            Metric::Server => "server",
+            Metric::Tpot => "tpot",
+        }
+    }
+    pub fn unit(self) -> &'static str {
+        match self {
+            Metric::Offline | Metric::Server => "samples/s",
+            Metric::Tpot => "ms",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Split {
+    Fit,
+    HeldOut,
+}
+
+impl Split {
+    pub fn label(self) -> &'static str {
+        match self {
+            Split::Fit => "fit",
+            Split::HeldOut => "held-out",
+        }
+    }
+}
+
+/// A profile constant a fit row sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Constant {
+    Compute,
+    Memory,
+    BatchOverhead,
+}
+
+impl Constant {
+    /// The profile file's key under `[efficiency]`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Constant::Compute => "compute",
+            Constant::Memory => "memory",
+            Constant::BatchOverhead => "batch_overhead_ms",
+        }
+    }
+    /// Valid range in the profile's SI units (the declaration in `hardware::numbers`).
+    fn range(self) -> (f64, f64) {
+        match self {
+            Constant::Compute | Constant::Memory => (0.001, 1.0),
+            Constant::BatchOverhead => (0.0, 0.1),
+        }
+    }
+    fn get(self, p: &Profile) -> f64 {
+        match self {
+            Constant::Compute => p.efficiency_compute.value,
+            Constant::Memory => p.efficiency_memory.value,
+            Constant::BatchOverhead => p.batch_overhead_s.value,
+        }
+    }
+    fn set(self, p: &mut Profile, v: f64) {
+        match self {
+            Constant::Compute => p.efficiency_compute.value = v,
+            Constant::Memory => p.efficiency_memory.value = v,
+            Constant::BatchOverhead => p.batch_overhead_s.value = v,
+        }
+    }
+    /// The value as the profile file writes it (ms for the overhead).
+    pub fn file_value(self, si: f64) -> f64 {
+        match self {
+            Constant::BatchOverhead => si * 1e3,
+            _ => si,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Row {
+    pub id: String,
+    pub system: String,
+    pub kind: String,
+    pub profile: String,
+    pub units: u32,
+    pub workload: String,
+    pub precision: Precision,
+    pub metric: Metric,
+    pub published: f64,
+    pub split: Split,
+    #[serde(default)]
+    pub fit: Option<Constant>,
+    pub source: String,
+    #[serde(rename = "where")]
+    pub location: String,
+    #[serde(default)]
+    pub latency_bound_ms: Option<f64>,
+    #[serde(default)]
+    pub batch: Option<u32>,
+    /// Batching window of the published configuration \[ms\] (default: the profile's).
+    #[serde(default)]
+    pub window_ms: Option<f64>,
+    #[serde(default)]
+    pub prompt_tokens: Option<u32>,
+    #[serde(default)]
+    pub output_tokens: Option<u32>,
+}
+
+/// One row's outcome, as `--format json` writes it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RowResult {
+    pub id: String,
+    pub system: String,
+    pub kind: String,
+    pub profile: String,
+    pub units: u32,
+    pub workload: String,
+    pub metric: Metric,
+    pub unit: &'static str,
+    pub published: f64,
+    pub predicted: f64,
+    /// (predicted − published) / published.
+    pub error: f64,
+    pub split: Split,
+    /// "URL (version, date)".
+    pub source: String,
+    pub source_title: String,
+    pub source_date: String,
+    /// File or table row within the source.
+    pub source_where: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit: Option<Constant>,
+}
+
+/// Median and largest |error| of the held-out rows of one metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub metric: Metric,
+    pub rows: usize,
+    pub median_abs_error: f64,
+    pub max_abs_error: f64,
+}
+
+/// A fitted constant of a profile, with the rows it came from.
+#[derive(Debug, Clone, Serialize)]
+pub struct Fitted {
+    pub profile: String,
+    pub constant: Constant,
+    /// In the profile file's units (`batch_overhead_ms` in ms).
+    pub value: f64,
+    /// The value the shipped profile carries.
+    pub shipped: f64,
+    pub rows: Vec<String>,
+    /// Whether every one of those rows is reproduced within 0.1 % at the fitted values; false
+    /// when the constant ran into the end of its valid range (the row is limited by something
+    /// this constant does not touch).
+    pub converged: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub rows: Vec<RowResult>,
+    /// Over held-out rows, per metric, then over all held-out rows (`metric` of the last is the
+    /// first metric; see `all_held_out`).
+    pub summary: Vec<Summary>,
+    pub all_held_out: Option<Summary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fit: Option<Vec<Fitted>>,
+}
+
+fn table_error(msg: impl Into<String>) -> InputError {
+    InputError::new(msg.into()).with_help("see the header of data/accuracy.toml")
+}
+
+/// Parse and check a table.
+pub fn load(text: &str) -> Result<Table, InputError> {
+    let t: Table = toml::from_str(text).map_err(|e| {
+        InputError::new(format!("data/accuracy.toml: {}", e.message()))
+            .with_help("see the header of data/accuracy.toml")
+    })?;
+    if t.schema != 1 {
+        return Err(table_error(format!("schema {} (valid: 1)", t.schema)));
+    }
+    for r in &t.rows {
+        let here = |m: &str| table_error(format!("row `{}`: {m}", r.id));
+        if !t.sources.contains_key(&r.source) {
+            return Err(here(&format!("unknown source `{}`", r.source)));
+        }
+        if !(r.published.is_finite() && r.published > 0.0) || r.units == 0 {
+            return Err(here("published must be > 0 and units ≥ 1"));
+        }
+        if (r.split == Split::Fit) != r.fit.is_some() {
+            return Err(here(
+                "a fit row names the constant it sets (`fit`); a held-out row none",
+            ));
+        }
+        if r.metric == Metric::Server && r.latency_bound_ms.is_none_or(|b| b <= 0.0) {
+            return Err(here("a server row needs latency_bound_ms > 0"));
+        }
+        if r.metric == Metric::Tpot
+            && (r.batch.is_none() || r.prompt_tokens.is_none() || r.output_tokens.is_none())
+        {
+            return Err(here(
+                "a tpot row needs batch, prompt_tokens and output_tokens",
+            ));
+        }
+    }
+    Ok(t)
+}
+
+/// The workload a row names: a preset, or one of the table's own.
+fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
+    if let Some(c) = t.workloads.get(&r.workload) {
+        let src = Source {
+            key: "accuracy-table".into(),
+            title: format!("data/accuracy.toml workload `{}`", r.workload),
+            url: None,
+            date: "2026".into(),
+        };
+        let d = |v: f64| Cited {
+            value: v,
+            basis: Basis::Derived,
+            source: src.clone(),
+            note: Some(c.note.clone()),
+        };
+        return Ok(Workload::Classic {
+            model: ClassicModel {
+                name: c.name.clone(),
+                flops_per_item: d(c.flops_per_item),
+                parameters: d(c.parameters),
+                activation_elements_per_item: d(c.activation_elements_per_item),
+            },
+            precision: r.precision,
+        });
+    }
+    if let Some(model) = workload::classic_preset(&r.workload) {
+        return Ok(Workload::Classic {
+            model,
+            precision: r.precision,
+        });
+    }
+    if let Some(model) = workload::generative_preset(&r.workload) {
+        let fixed = |n: Option<u32>| TokenCount::Fixed {
+            tokens: n.unwrap_or(1),
+        };
+        return Ok(Workload::Generative {
+            model,
+            precision: r.precision,
+            prompt_tokens: fixed(r.prompt_tokens),
+            output_tokens: fixed(r.output_tokens),
+            tokens_from_trace: false,
+        });
+    }
+    Err(table_error(format!(
+        "row `{}`: unknown workload `{}`",
+        r.id, r.workload
+    )))
+}
+
+/// The shipped (embedded) profile a row names.
+pub fn shipped_profile(name: &str) -> Result<Profile, InputError> {
+    ProfileSearch::default().load(name, Path::new("."))
+}
+
+/// The row's prediction with `profile` (the shipped one, or one whose constants a fit is moving).
+pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError> {
+    let w = row_workload(t, r)?;
+    let mut batching = profile.batching.clone();
+    if let Some(b) = r.batch {
+        batching.max_batch = b;
+    }
+    if let Some(w) = r.window_ms {
+        batching.window_s = w / 1e3;
+    }
+    let plan = perf::plan(profile, &w, r.precision, &batching)?;
+    let units = r.units as f64;
+    Ok(match r.metric {
+        Metric::Offline => plan.unit_throughput_rps(&w) * units,
+        Metric::Server => {
+            let bound = r.latency_bound_ms.unwrap_or(0.0) / 1e3;
+            highest_rate_within(&plan, &w, r.units, bound)
+        }
+        Metric::Tpot => match &plan {
+            ServicePlan::Generative(g) => {
+                let b = r.batch.unwrap_or(1) as f64;
+                let prompt = r.prompt_tokens.unwrap_or(1) as f64;
+                let output = r.output_tokens.unwrap_or(1) as f64;
+                // A decode step of b sequences at their mean context, prompt + output/2.
+                g.iteration_s(0.0, b, b * (prompt + output / 2.0)) * 1e3
+            }
+            ServicePlan::Classic(_) => {
+                return Err(table_error(format!(
+                    "row `{}`: tpot needs a generative workload",
+                    r.id
+                )));
+            }
+        },
+    })
+}
+
+/// The highest Poisson rate at which `units` units of `plan` keep the p99 latency within
+/// `bound_s`: bisection on the rate between 0 and the fleet's full-load throughput, each step a
+/// simulation of the planner's server model (the same one `capacity` sizes fleets with).
+fn highest_rate_within(plan: &ServicePlan, w: &Workload, units: u32, bound_s: f64) -> f64 {
+    let capacity = plan.unit_throughput_rps(w) * units as f64;
+    let fleet = FleetSpec {
+        units,
+        server: server_model(plan),
+        dispatch: Dispatch::SharedQueue,
+        queue_cap: None,
+        timeout_s: None,
+    };
+    let meets = |rate: f64| {
+        let duration = SERVER_REQUESTS as f64 / rate;
+        let run = RunSpec {
+            warmup_s: duration * 0.1,
+            replications: 1,
+            seed: SEED,
+            quantiles: vec![],
+        };
+        match sim::simulate(&fleet, &run, |rep| {
+            PoissonArrivals::new(SEED, rep, rate, SERVER_REQUESTS)
+        }) {
+            Ok(rep) => !rep.unstable && rep.latency.p99.value_s <= bound_s,
+            Err(_) => false,
+        }
+    };
+    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+    for _ in 0..SERVER_STEPS {
+        let mid = 0.5 * (lo + hi);
+        if meets(mid * capacity) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo * capacity
+}
+
+fn source_of<'a>(t: &'a Table, r: &Row) -> &'a TableSource {
+    &t.sources[&r.source]
+}
+
+fn result(t: &Table, r: &Row, predicted: f64) -> RowResult {
+    let s = source_of(t, r);
+    RowResult {
+        id: r.id.clone(),
+        system: r.system.clone(),
+        kind: r.kind.clone(),
+        profile: r.profile.clone(),
+        units: r.units,
+        workload: r.workload.clone(),
+        metric: r.metric,
+        unit: r.metric.unit(),
+        published: r.published,
+        predicted,
+        error: (predicted - r.published) / r.published,
+        split: r.split,
+        source: format!("{} ({}, {})", s.url, s.version, s.date),
+        source_title: s.title.clone(),
+        source_date: s.date.clone(),
+        source_where: r.location.clone(),
+        fit: r.fit,
+    }
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+fn summarize(rows: &[RowResult], metric: Option<Metric>) -> Option<Summary> {
+    let errs: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.split == Split::HeldOut && metric.is_none_or(|m| r.metric == m))
+        .map(|r| r.error.abs())
+        .collect();
+    if errs.is_empty() {
+        return None;
+    }
+    Some(Summary {
+        metric: metric.unwrap_or(Metric::Offline),
+        rows: errs.len(),
+        max_abs_error: errs.iter().copied().fold(0.0, f64::max),
+        median_abs_error: median(errs),
+    })
+}
+
+/// Predict every row with the shipped profiles; with `with_fit`, also re-run the fit.
+pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
+    let mut profiles: BTreeMap<&str, Profile> = BTreeMap::new();
+    for r in &t.rows {
+        if !profiles.contains_key(r.profile.as_str()) {
+            profiles.insert(&r.profile, shipped_profile(&r.profile)?);
+        }
+    }
+    let rows = t
+        .rows
+        .iter()
+        .map(|r| Ok(result(t, r, predict(t, r, &profiles[r.profile.as_str()])?)))
+        .collect::<Result<Vec<_>, InputError>>()?;
+    let mut summary: Vec<Summary> = [Metric::Offline, Metric::Server, Metric::Tpot]
+        .into_iter()
+        .filter_map(|m| summarize(&rows, Some(m)))
+        .collect();
+    summary.sort_by_key(|s| s.metric);
+    let all_held_out = summarize(&rows, None);
+    let fit = if with_fit { Some(fit(t)?) } else { None };
+    Ok(Report {
+        rows,
+        summary,
+        all_held_out,
+        fit,
+    })
+}
+
+/// Solve each profile's fit rows for their constants: per row, bisection on the constant (within
+/// its valid range) until the prediction equals the published figure; several passes over the
+/// rows of a profile when it has more than one, each starting from the others' latest values.
+pub fn fit(t: &Table) -> Result<Vec<Fitted>, InputError> {
+    let mut by_profile: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
+    for r in t.rows.iter().filter(|r| r.split == Split::Fit) {
+        by_profile.entry(&r.profile).or_default().push(r);
+    }
+    let mut out = Vec::new();
+    for (name, rows) in by_profile {
+        let shipped = shipped_profile(name)?;
+        let mut p = shipped.clone();
+        let passes = if rows.len() > 1 { FIT_PASSES } else { 1 };
+        for _ in 0..passes {
+            for r in &rows {
+                let c = r.fit.expect("fit rows name a constant");
+                let v = solve(t, r, &p, c)?;
+                c.set(&mut p, v);
+            }
+        }
+        let mut constants: BTreeMap<Constant, (Vec<String>, bool)> = BTreeMap::new();
+        for r in &rows {
+            let reproduced = ((predict(t, r, &p)? - r.published) / r.published).abs() < 1e-3;
+            let e = constants
+                .entry(r.fit.expect("fit rows name a constant"))
+                .or_insert((vec![], true));
+            e.0.push(r.id.clone());
+            e.1 &= reproduced;
+        }
+        for (c, (ids, converged)) in constants {
+            out.push(Fitted {
+                profile: name.to_string(),
+                constant: c,
+                value: c.file_value(c.get(&p)),
+                shipped: c.file_value(c.get(&shipped)),
+                rows: ids,
+                converged,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The value of constant `c` at which row `r` predicts its published figure, the other
+/// constants as in `p`. At a range end if no value inside reaches it.
+fn solve(t: &Table, r: &Row, p: &Profile, c: Constant) -> Result<f64, InputError> {
+    let (mut lo, mut hi) = c.range();
+    let mut trial = p.clone();
+    let mut at = |v: f64| -> Result<f64, InputError> {
+        c.set(&mut trial, v);
+        Ok(predict(t, r, &trial)? - r.published)
+    };
+    let rising = at(hi)? > at(lo)?;
+    for _ in 0..FIT_STEPS {
+        let mid = 0.5 * (lo + hi);
+        let above = at(mid)? > 0.0;
+        if above == rising {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Ok(0.5 * (lo + hi))
+}
+
+fn pct(x: f64) -> String {
+    format!("{:+.1} %", 100.0 * x)
+}
+
+fn num(x: f64) -> String {
+    if x >= 1000.0 {
+        crate::format::grouped(x, 0)
+    } else if x >= 100.0 {
+        format!("{x:.1}")
+    } else {
+        format!("{x:.2}")
+    }
+}
+
+/// The terminal table and summary.
+pub fn render(rep: &Report) -> String {
+    let mut s = String::new();
+    s.push_str("Accuracy suite: the planner's predictions against published measurements (data/accuracy.toml)\n\n");
+    let header = [
+        "row",
+        "kind",
+        "workload",
+        "metric",
+        "published",
+        "predicted",
+        "error",
+        "split",
+    ];
+    let mut lines: Vec<[String; 8]> = vec![header.map(String::from)];
+    for r in &rep.rows {
+        lines.push([
+            r.id.clone(),
+            r.kind.clone(),
+            r.workload.clone(),
+            format!("{} [{}]", r.metric.label(), r.unit),
+            num(r.published),
+            num(r.predicted),
+            pct(r.error),
+            r.split.label().to_string(),
+        ]);
+    }
+    let widths: Vec<usize> = (0..8)
+        .map(|i| {
+            lines
+                .iter()
+                .map(|l| l[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for (k, l) in lines.iter().enumerate() {
+        let cells: Vec<String> = l
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if (4..=6).contains(&i) {
+                    format!("{c:>w$}", w = widths[i])
+                } else {
+                    format!("{c:<w$}", w = widths[i])
+                }
+            })
+            .collect();
+        s.push_str(cells.join("  ").trim_end());
+        s.push('\n');
+        if k == 0 {
+            s.push_str(&"-".repeat(widths.iter().sum::<usize>() + 2 * 7));
+            s.push('\n');
+        }
+    }
+    s.push_str("\nSystems and sources:\n");
+    for r in &rep.rows {
+        s.push_str(&format!(
+            "  {}: {} [{} x {}]; {} — {}\n",
+            r.id, r.system, r.units, r.profile, r.source, r.source_where
+        ));
+    }
+    s.push_str("\nHeld-out rows (no row tuned on them), |error|:\n");
+    for m in &rep.summary {
+        s.push_str(&format!(
+            "  {:<8} {:>2} rows  median {:>5.1} %  max {:>5.1} %\n",
+            m.metric.label(),
+            m.rows,
+            100.0 * m.median_abs_error,
+            100.0 * m.max_abs_error
+        ));
+    }
+    if let Some(a) = &rep.all_held_out {
+        s.push_str(&format!(
+            "  {:<8} {:>2} rows  median {:>5.1} %  max {:>5.1} %\n",
+            "all",
+            a.rows,
+            100.0 * a.median_abs_error,
+            100.0 * a.max_abs_error
+        ));
+    }
+    if let Some(fit) = &rep.fit {
+        s.push_str("\nFitted constants (tco-sim accuracy --fit), in the profile file's units:\n");
+        for f in fit {
+            s.push_str(&format!(
+                "  {:<18} efficiency.{:<17} = {:.4}  (shipped {:.4}; from {}){}\n",
+                f.profile,
+                f.constant.key(),
+                f.value,
+                f.shipped,
+                f.rows.join(", "),
+                if f.converged {
+                    ""
+                } else {
+                    "  NOT REPRODUCED: at the end of the valid range"
+                }
+            ));
+        }
+    }
+    s
+}
