@@ -68,8 +68,13 @@ fn main() {
     let mut files = 0;
     for i in 0..=RUNS {
         let t = Instant::now();
-        let written = tco_sim::app::write_reports(&results, dir.path(), &formats)
-            .unwrap_or_else(|e| panic!("writing the reports: {e:#}"));
+        let written = tco_sim::app::write_reports(
+            &results,
+            dir.path(),
+            &formats,
+            tco_sim::report::pdf::Paper::A4,
+        )
+        .unwrap_or_else(|e| panic!("writing the reports: {e:#}"));
         let dt = t.elapsed();
         files = written.len();
         if i > 0 {

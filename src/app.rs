@@ -191,7 +191,11 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
         } else {
             args.report.iter().copied().collect()
         };
-        write_reports(&results, out, &formats)?
+        let paper = match args.paper {
+            crate::cli::PaperSize::A4 => crate::report::pdf::Paper::A4,
+            crate::cli::PaperSize::Letter => crate::report::pdf::Paper::Letter,
+        };
+        write_reports(&results, out, &formats, paper)?
     } else {
         vec![]
     };

@@ -214,7 +214,7 @@ pub struct TierPlan {
 pub fn infeasibility(scenario: &Scenario, plan: &ServicePlan) -> Option<String> {
     let slo = &scenario.slo;
     let pct = format!("p{}", slo.percentile);
-    let ms = |s: f64| format!("{:.0} ms", s * 1e3);
+    let ms = crate::format::duration;
     let over = |what: &str, took: f64, bound: Option<f64>| {
         bound.filter(|b| took > *b).map(|b| {
             format!(

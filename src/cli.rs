@@ -121,6 +121,19 @@ pub struct RunArgs {
     /// Skip the uncertainty analysis (tornado, flip points, Monte Carlo).
     #[arg(long)]
     pub no_uncertainty: bool,
+    /// Paper size of report.pdf.
+    #[arg(long, value_enum, default_value_t = PaperSize::A4)]
+    pub paper: PaperSize,
+}
+
+/// Paper size of the PDF report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum PaperSize {
+    /// ISO A4 (210 × 297 mm).
+    #[default]
+    A4,
+    /// US Letter (8.5 × 11 in).
+    Letter,
 }
 
 #[derive(Debug, Args, Clone)]

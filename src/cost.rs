@@ -168,6 +168,10 @@ pub struct OptionCost {
     /// served, each year's discounted like its running costs (mid-year), so that within a tier
     /// it ranks the options exactly as the net present cost does. Absent when nothing is served.
     pub cost_per_million_usd: Option<f64>,
+    /// Generative workloads: the same figure per million tokens (prompt and output), from the
+    /// same numbers over the workload's mean tokens per request; set by `results`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_per_million_tokens_usd: Option<f64>,
     /// Reservations that run past the horizon: owed, outside the in-horizon totals, and counted
     /// (discounted) in the ranking figure.
     pub committed_beyond_horizon_usd: f64,
@@ -295,6 +299,7 @@ pub fn empty(option: DeploymentOption, fleet: &[FleetYear]) -> OptionCost {
         npv_usd: 0.0,
         requests: 0.0,
         cost_per_million_usd: None,
+        cost_per_million_tokens_usd: None,
         committed_beyond_horizon_usd: 0.0,
         committed_beyond_horizon_pv_usd: 0.0,
         beyond_horizon_usd: vec![],

@@ -220,6 +220,59 @@ pub fn ms(seconds: f64) -> String {
     with_unit(grouped(m, decimals_by_size(m)), "ms")
 }
 
+/// A duration in the unit a reader would say it in: milliseconds below a second ("200 ms",
+/// "12.5 ms"), seconds from a second up ("60 s", "2.5 s", "1,250 s"), with no trailing zeros.
+/// For bounds and figures in text: "p99 ≤ 60 s", "TTFT ≤ 2 s, TPOT ≤ 100 ms".
+pub fn duration(seconds: f64) -> String {
+    if !seconds.is_finite() {
+        return MISSING.into();
+    }
+    let short = |x: f64| {
+        let s = grouped(x, decimals_by_size(x));
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s
+        }
+    };
+    if stays_below(seconds, decimals_by_size(seconds), 1.0) {
+        format!("{} ms", short(seconds * 1e3))
+    } else {
+        format!("{} s", short(seconds))
+    }
+}
+
+/// A duration with its 95 % confidence half-width in the unit of the value: "59.8 s ± 3.9 s",
+/// "63 ms ± 2 ms"; "63 ms (no interval)" when none could be computed (a zero half-width comes
+/// from a single replication, such as one replay of a trace, and is not an interval).
+pub fn duration_ci(seconds: f64, half_width: Option<f64>) -> String {
+    match half_width {
+        Some(h) if h > 0.0 && h.is_finite() => {
+            if stays_below(seconds, decimals_by_size(seconds), 1.0) {
+                format!("{} ± {}", ms(seconds), ms(h))
+            } else {
+                let d = decimals_by_size(seconds).min(2);
+                format!("{} s ± {} s", grouped(seconds, d), grouped(h, d))
+            }
+        }
+        _ => format!("{} (no interval)", duration(seconds)),
+    }
+}
+
+/// A value with the unit an input is declared in, scaled where the unit has SI prefixes:
+/// (2.56e11, "B") → "256 GB", (3.35e12, "B/s") → "3.35 TB/s", (60, "s") → "60 s"; other
+/// units follow the number as written: (0.12, "USD/kWh") → "0.12 USD/kWh".
+pub fn quantity(value: f64, unit: &str) -> String {
+    match unit {
+        "B" => bytes(value),
+        "B/s" => bytes_per_s(value),
+        "FLOP/s" => flops(value),
+        "s" => duration(value),
+        "" => plain(value),
+        u => format!("{} {u}", plain(value)),
+    }
+}
+
 /// A request rate: "1,142 req/s", "12.5 req/s", "0.35 req/s", "0 req/s".
 pub fn rps(v: f64) -> String {
     with_unit(rate(v), "req/s")
@@ -337,6 +390,23 @@ pub fn flops(f: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_in_the_unit_a_reader_says() {
+        assert_eq!(duration(60.0), "60 s");
+        assert_eq!(duration(0.2), "200 ms");
+        assert_eq!(duration(2.5), "2.5 s");
+        assert_eq!(duration(0.0125), "12.5 ms");
+        assert_eq!(duration(0.9999), "1 s");
+        assert_eq!(duration(1250.0), "1,250 s");
+        assert_eq!(duration(f64::INFINITY), MISSING);
+        assert_eq!(duration_ci(59.8, Some(3.9)), "59.8 s ± 3.9 s");
+        assert_eq!(duration_ci(0.063, Some(0.002)), "63.0 ms ± 2.00 ms");
+        assert_eq!(duration_ci(0.063, Some(0.0)), "63 ms (no interval)");
+        assert_eq!(quantity(2.56e11, "B"), "256 GB");
+        assert_eq!(quantity(3.35e12, "B/s"), "3.35 TB/s");
+        assert_eq!(quantity(0.12, "USD/kWh"), "0.12 USD/kWh");
+    }
 
     #[test]
     fn three_figures_at_any_magnitude() {

@@ -9,6 +9,7 @@
 //! numbers.
 
 pub mod cashflow;
+pub mod decision;
 mod note;
 
 use serde::Serialize;
@@ -108,6 +109,9 @@ pub struct TierResult {
     pub latency_cdf: Vec<(f64, f64)>,
     /// Units an autoscaled cloud fleet runs in each hour of the last year's peak day.
     pub design_day_units: Vec<u32>,
+    /// The region the profile's prices are for, when it names one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price_region: Option<String>,
 }
 
 impl TierResult {
@@ -350,7 +354,15 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
             latency_curve: input.latency_curve,
             latency_cdf: input.latency_cdf,
             design_day_units,
+            price_region: tier.profile.prices.region.clone(),
         });
+    }
+    // Generative workloads: the same levelized cost per million tokens (prompt and output, at
+    // the workload's mean counts).
+    if let Some(tokens) = tokens_per_request(&scenario.workload) {
+        for o in out_tiers.iter_mut().flat_map(|t| t.options.iter_mut()) {
+            o.cost_per_million_tokens_usd = o.cost_per_million_usd.map(|c| c / tokens);
+        }
     }
     for t in &out_tiers {
         // An on-prem fleet of one working unit and no spare (units are the planned one plus
@@ -566,6 +578,19 @@ fn drop_hybrids_equal_to_reservations(
     options.retain(|o| !duplicates.iter().any(|(h, _)| *h == o.option));
 }
 
+/// Mean tokens a generative request carries, prompt and output together; `None` for other
+/// workloads.
+pub fn tokens_per_request(w: &crate::workload::Workload) -> Option<f64> {
+    match w {
+        crate::workload::Workload::Generative {
+            prompt_tokens,
+            output_tokens,
+            ..
+        } => Some(prompt_tokens.mean() + output_tokens.mean()).filter(|t| *t > 0.0),
+        crate::workload::Workload::Classic { .. } => None,
+    }
+}
+
 /// The 24 values of `series` on the day whose traffic (`rates`, hourly) peaks highest.
 fn peak_day<T: Copy>(series: &[T], rates: &[f64]) -> Vec<T> {
     if series.len() < 24 || rates.len() != series.len() {
@@ -736,15 +761,13 @@ fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation
                 Some(m),
                 Some(f),
                 format!(
-                    "{} {} is the cheapest option that meets {}: {basis} {}, {} ({:.1} %) less than the runner-up, {} {}.",
-                    best.tier,
-                    best.option,
+                    "{} is the cheapest option that meets {}: {basis} {}, {} ({:.1} %) less than the runner-up, {}.",
+                    decision::label_of(&best),
                     scenario.slo.label(),
                     usd(best.net_present_cost_usd),
                     usd(m),
                     f * 100.0,
-                    r.tier,
-                    r.option
+                    decision::label_of(r),
                 ),
             )
         }
@@ -752,9 +775,8 @@ fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation
             None,
             None,
             format!(
-                "{} {} is the only option that meets {}: {basis} {}.",
-                best.tier,
-                best.option,
+                "{} is the only option that meets {}: {basis} {}.",
+                decision::label_of(&best),
                 scenario.slo.label(),
                 usd(best.net_present_cost_usd)
             ),

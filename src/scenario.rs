@@ -42,7 +42,8 @@ pub struct Slo {
 }
 
 impl Slo {
-    /// "p99 ≤ 200 ms", or "p99 TTFT ≤ 2000 ms, TPOT ≤ 100 ms".
+    /// "p99 ≤ 200 ms", "p99 ≤ 60 s", or "p99 TTFT ≤ 2 s, TPOT ≤ 100 ms" (one duration
+    /// formatter for every text: [`crate::format::duration`]).
     pub fn label(&self) -> String {
         let mut parts = Vec::new();
         for (name, v) in [
@@ -51,7 +52,7 @@ impl Slo {
             ("TPOT ", self.tpot_s),
         ] {
             if let Some(v) = v {
-                parts.push(format!("{name}≤ {} ms", trim_float(v * 1e3)));
+                parts.push(format!("{name}≤ {}", crate::format::duration(v)));
             }
         }
         format!("p{} {}", trim_float(self.percentile), parts.join(", "))

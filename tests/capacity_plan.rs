@@ -286,7 +286,7 @@ warmup_s = 30
 replications = 2
 "#;
     let s = Scenario::from_source(&SourceFile::from_text("chat.toml", text)).unwrap();
-    assert_eq!(s.slo.label(), "p95 TTFT ≤ 2000 ms, TPOT ≤ 80 ms");
+    assert_eq!(s.slo.label(), "p95 TTFT ≤ 2 s, TPOT ≤ 80 ms");
     let plan = search::plan_all(&s, 2, &|_, _| {}).unwrap();
     let c = &plan[0].years[0];
     assert_eq!(c.stop, StopReason::Met);

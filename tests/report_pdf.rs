@@ -10,7 +10,9 @@ use std::path::Path;
 use std::process::Command;
 
 use predicates::prelude::*;
-use report_fixtures::{MIXED, degenerate, empty, from_toml, out_dir, repo, shipped, with_latency};
+use report_fixtures::{
+    MIXED, SHIPPED, degenerate, empty, from_toml, out_dir, repo, shipped, with_latency,
+};
 use tco_sim::format::{usd, usd_cents};
 use tco_sim::report::{charts, pdf};
 use tco_sim::results::RunResults;
@@ -140,11 +142,9 @@ fn pdf_opens_on_a4_with_numbered_pages_embedded_font_and_the_run_in_its_text() {
     }
     // Every input, with its source.
     for i in &r.inputs {
-        assert!(
-            t.contains(&format!("{} · {}", i.scope, i.field)),
-            "{}",
-            i.field
-        );
+        // The unit written in the field's name goes with the value ("256 GB").
+        let field = i.field.split(" [").next().unwrap_or(&i.field);
+        assert!(t.contains(&format!("{} · {field}", i.scope)), "{}", i.field);
         let head: String = i
             .source
             .split_whitespace()
@@ -178,7 +178,7 @@ fn latency_figures_appear_when_the_run_has_latency_data() {
         "Offered load (requests per second)",
         "Requests answered within (%)",
         "Instances running",
-        "p99 year 5",
+        "end-to-end p99 y5 (≤ 200 ms)",
     ] {
         assert!(t.contains(want), "PDF text lacks {want:?}");
     }
@@ -340,4 +340,232 @@ fn a_machine_without_fonts_gets_the_same_report() {
     }
     let t = text(&bare.join("report.pdf"));
     assert!(t.contains("Requests per second") && t.contains("Cumulative discounted cost (USD)"));
+}
+
+/// Words repeated back to back ("on-prem on-prem"), case-insensitive; numbers, dashes and
+/// dot leaders are not words.
+fn doubled_words(t: &str) -> Vec<String> {
+    let words: Vec<&str> = t.split_whitespace().collect();
+    words
+        .windows(2)
+        .filter(|w| w[0].eq_ignore_ascii_case(w[1]) && w[0].chars().any(|c| c.is_alphabetic()))
+        .map(|w| w.join(" "))
+        .collect()
+}
+
+#[test]
+fn shipped_reports_keep_numbers_whole_and_say_nothing_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in SHIPPED {
+        let r = shipped(name);
+        let file = write_pdf(&r, dir.path(), &format!("{name}.pdf"));
+        let t = text(&file);
+        // No number cut with an ellipsis ("$1,048,5…", "1497…").
+        let chars: Vec<char> = t.chars().collect();
+        for (k, c) in chars.iter().enumerate() {
+            if *c == '…' && k > 0 {
+                assert!(
+                    !chars[k - 1].is_ascii_digit() && !chars[k - 1].eq(&','),
+                    "{name}: a number is cut: …{}…",
+                    chars[k.saturating_sub(12)..k + 1]
+                        .iter()
+                        .collect::<String>()
+                );
+            }
+        }
+        // Every money figure of the option table whole.
+        for tier in &r.tiers {
+            for o in &tier.options {
+                for v in [usd(o.total_usd), usd(o.net_present_cost_usd)] {
+                    assert!(t.contains(&v), "{name}: {} {} {v}", tier.name, o.option);
+                }
+            }
+        }
+        // No word said twice in a row on the decision page, in the notes or the metadata
+        // (tables and charts put cells side by side: "8x H100 on-prem | on-prem").
+        let page1 = poppler("pdftotext", &["-f", "1", "-l", "1"], &file);
+        let doubled = doubled_words(&page1);
+        assert!(doubled.is_empty(), "{name}: {doubled:?}");
+        for n in &r.notes {
+            let n = n.to_string();
+            assert!(doubled_words(&n).is_empty(), "{name}: {n}");
+        }
+        let info = poppler("pdfinfo", &[], &file);
+        let subject = info
+            .lines()
+            .find_map(|l| l.strip_prefix("Subject:"))
+            .unwrap_or("");
+        if let Some(rec) = &r.recommendation {
+            assert!(doubled_words(&rec.sentence).is_empty(), "{}", rec.sentence);
+            assert!(doubled_words(subject).is_empty(), "{subject}");
+            let o = rec.best.option.label();
+            assert!(
+                rec.sentence.matches(o).count() <= 2 && !subject.contains(&format!("{o} {o}")),
+                "{name}: {subject}"
+            );
+            // The chosen option once, in its own words, before "is the cheapest".
+            let head = rec.sentence.split(" is the ").next().unwrap_or("");
+            assert_eq!(head.to_lowercase().matches(o).count(), 1, "{name}: {head}");
+        }
+        assert!(
+            info.contains("Author:") && info.contains("tco-sim"),
+            "{info}"
+        );
+        // Units a reader says: seconds above a second, bytes with a prefix.
+        assert!(!t.contains("000 ms"), "{name}: a bound in thousands of ms");
+        assert!(
+            !t.contains("10¹¹ B") && !t.contains("10⁹ B"),
+            "{name}: bytes unscaled"
+        );
+        // Page 1 is the decision.
+        let raw = poppler("pdftotext", &["-f", "1", "-l", "1"], &file);
+        if r.recommendation.is_some() {
+            for want in [
+                "Recommendation",
+                "Commitment",
+                "Net present cost",
+                "How sure",
+            ] {
+                assert!(raw.contains(want), "{name}: page 1 lacks {want:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn infeasible_tiers_show_why_not_fleets() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = shipped("llama70b-chat");
+    let t_inf = r
+        .tiers
+        .iter()
+        .find(|t| t.infeasible.is_some())
+        .expect("an infeasible tier");
+    let file = write_pdf(&r, dir.path(), "r.pdf");
+    let t = text(&file);
+    // The executive summary (pages 3–4) shows no fleet for it.
+    let summary = poppler("pdftotext", &["-f", "3", "-l", "4"], &file)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let units: Vec<String> = t_inf.capacity.iter().map(|c| c.units.to_string()).collect();
+    assert!(
+        !summary.contains(&units.join(" ")),
+        "the infeasible fleet is shown: {units:?}"
+    );
+    assert!(t.contains("infeasible"));
+    assert!(t.contains("Not costed, because no fleet size meets the contract"));
+    let why = t_inf.infeasible.as_deref().unwrap();
+    let head: String = why.split_whitespace().take(5).collect::<Vec<_>>().join(" ");
+    assert!(t.contains(&head), "{head}");
+    // The terminal says so too.
+    let term = tco_sim::report::table::render(&r);
+    assert!(term.contains("not costed"));
+}
+
+#[test]
+fn llm_contracts_show_ttft_and_tpot_and_cost_per_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = with_latency(shipped("llama70b-chat"));
+    for c in r.tiers.iter_mut().flat_map(|t| t.capacity.iter_mut()) {
+        if let Some(l) = c.latency.as_mut() {
+            l.ttft_s = Some(1.234);
+            l.tpot_s = Some(0.0456);
+        }
+    }
+    // Make the contract token-based, as an LLM chat contract is.
+    r.scenario.slo_latency_s = None;
+    r.scenario.slo_ttft_s = Some(2.0);
+    r.scenario.slo_tpot_s = Some(0.1);
+    let file = write_pdf(&r, dir.path(), "r.pdf");
+    let t = text(&file);
+    for want in [
+        "TTFT p99 y5 (≤ 2 s)",
+        "TPOT p99 y5 (≤ 100 ms)",
+        "1.23 s",
+        "45.6 ms",
+        "per million tokens",
+    ] {
+        assert!(t.contains(want), "PDF lacks {want:?}");
+    }
+    assert!(
+        !t.contains("end-to-end p99 y5"),
+        "an uncontracted metric is judged"
+    );
+    let o = r
+        .tiers
+        .iter()
+        .flat_map(|t| &t.options)
+        .find(|o| o.cost_per_million_usd.is_some());
+    let o = o.unwrap();
+    let tpr = 1000.0 + 250.0;
+    let per_token = o.cost_per_million_tokens_usd.expect("per-token cost");
+    assert!((per_token - o.cost_per_million_usd.unwrap() / tpr).abs() < 1e-9);
+    assert!(t.contains(&usd_cents(per_token)));
+}
+
+#[test]
+fn a_pass_whose_interval_crosses_the_bound_is_marginal() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = with_latency(from_toml(MIXED));
+    // 198 ms ± 5 ms against 200 ms: below the bound, not surely.
+    for c in r.tiers[0].capacity.iter_mut() {
+        if let Some(l) = c.latency.as_mut() {
+            l.slo_percentile_s = 0.198;
+            l.slo_ci95_s = Some(0.005);
+        }
+    }
+    // The second tier: one replication, no interval.
+    for c in r.tiers[1].capacity.iter_mut() {
+        if let Some(l) = c.latency.as_mut() {
+            l.slo_ci95_s = Some(0.0);
+        }
+    }
+    use tco_sim::results::decision::{SloStatus, tier_status};
+    assert_eq!(tier_status(&r.tiers[0], Some(0.2)), SloStatus::Marginal);
+    assert_eq!(tier_status(&r.tiers[1], Some(0.2)), SloStatus::Met);
+    let file = write_pdf(&r, dir.path(), "r.pdf");
+    let t = text(&file);
+    assert!(t.contains("198 ms ± 5.00 ms"), "the interval is printed");
+    assert!(t.contains("marginal"));
+    assert!(t.contains("(no interval)"));
+    assert!(!t.contains("± 0.00 ms"));
+    let term = tco_sim::report::table::render(&r);
+    assert!(term.contains("marginal") && !term.contains("± 0.00 ms"));
+}
+
+#[test]
+fn outlier_and_stale_inputs_are_flagged_and_warned_on_page_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = shipped("seed-8xh100");
+    let flagged = tco_sim::results::decision::flagged_inputs(&r);
+    assert!(!flagged.is_empty(), "seed 004 has flagged prices");
+    let file = write_pdf(&r, dir.path(), "r.pdf");
+    let page1 = poppler("pdftotext", &["-f", "1", "-l", "1"], &file);
+    assert!(page1.contains("Warning:"), "{page1}");
+    let t = text(&file);
+    for (_, f) in &flagged {
+        assert!(t.contains(&format!("— {f}")), "{f} not beside its basis");
+    }
+}
+
+#[test]
+fn letter_paper_is_letter() {
+    let (dir, _tmp) = out_dir("pdf-letter");
+    let r = shipped("h100-current-prices");
+    let set = charts::render_all(&r).expect("charts");
+    let bytes = pdf::render_on(
+        &r,
+        &set,
+        &pdf::ReportDate::from_unix(1_795_955_696),
+        pdf::Paper::Letter,
+    )
+    .expect("pdf");
+    let file = dir.join("letter.pdf");
+    std::fs::write(&file, bytes).unwrap();
+    let info = poppler("pdfinfo", &[], &file);
+    assert!(info.contains("612 x 792 pts (letter)"), "{info}");
+    let n = pages(&file);
+    let raw = poppler("pdftotext", &[], &file);
+    assert!(raw.contains(&format!("page {n} of {n}")));
 }

@@ -102,6 +102,7 @@ pub fn write_reports(
     results: &RunResults,
     out: &Path,
     formats: &BTreeSet<ReportFormat>,
+    paper: report::pdf::Paper,
 ) -> Result<Vec<PathBuf>> {
     // Read the report date first, so a bad SOURCE_DATE_EPOCH stops the run before any file.
     let date = if formats.contains(&ReportFormat::Pdf) || formats.contains(&ReportFormat::Xlsx) {
@@ -162,7 +163,7 @@ pub fn write_reports(
     }
     let pictures = [ReportFormat::Svg, ReportFormat::Png, ReportFormat::Pdf];
     if pictures.iter().any(|f| formats.contains(f)) {
-        write_pictures(results, formats, date, &mut put)?;
+        write_pictures(results, formats, date, paper, &mut put)?;
     }
     manifest.status = ManifestStatus::Complete;
     // Only names this tool wrote into this folder before, and plain names: a hand-edited
@@ -196,6 +197,7 @@ fn write_pictures(
     results: &RunResults,
     formats: &BTreeSet<ReportFormat>,
     date: Option<report::pdf::ReportDate>,
+    paper: report::pdf::Paper,
     put: &mut impl FnMut(&str, &[u8]) -> Result<()>,
 ) -> Result<()> {
     let charts = report::charts::render_all(results).context("drawing the charts")?;
@@ -211,7 +213,8 @@ fn write_pictures(
         }
     }
     if let (true, Some(date)) = (formats.contains(&ReportFormat::Pdf), date) {
-        let pdf = report::pdf::render(results, &charts, &date).context("making the PDF")?;
+        let pdf =
+            report::pdf::render_on(results, &charts, &date, paper).context("making the PDF")?;
         put("report.pdf", &pdf)?;
     }
     Ok(())

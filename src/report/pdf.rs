@@ -28,7 +28,8 @@ use krilla::surface::Surface;
 use krilla::text::{Font, TextDirection};
 use krilla_svg::{SurfaceExt, SvgSettings};
 
-use self::layout::{Layout, Op, PAGE_H, PAGE_W, Rgb};
+pub use self::layout::Paper;
+use self::layout::{Layout, Op, Rgb};
 use crate::report::charts::ChartSet;
 use crate::report::fonts;
 use crate::results::RunResults;
@@ -113,14 +114,24 @@ impl ReportDate {
     }
 }
 
-/// The whole report as PDF bytes.
+/// The whole report as PDF bytes, on A4.
 pub fn render(
     results: &RunResults,
     charts: &ChartSet,
     date: &ReportDate,
 ) -> Result<Vec<u8>, PdfError> {
-    let layout = content::lay_out(results, charts, date);
-    draw(results, charts, date, &layout)
+    render_on(results, charts, date, Paper::A4)
+}
+
+/// The whole report as PDF bytes, on `paper`.
+pub fn render_on(
+    results: &RunResults,
+    charts: &ChartSet,
+    date: &ReportDate,
+    paper: Paper,
+) -> Result<Vec<u8>, PdfError> {
+    let layout = content::lay_out_on(results, charts, date, paper);
+    draw(results, charts, date, &layout, paper)
 }
 
 fn rgb_of(c: Rgb) -> rgb::Color {
@@ -216,6 +227,7 @@ fn draw(
     charts: &ChartSet,
     date: &ReportDate,
     layout: &Layout,
+    paper: Paper,
 ) -> Result<Vec<u8>, PdfError> {
     let faces = Faces {
         regular: Font::new(fonts::SANS.into(), 0).ok_or(PdfError::Font)?,
@@ -223,17 +235,21 @@ fn draw(
     };
     let mut doc = Document::new();
     let n = layout.pages.len();
-    let settings = PageSettings::from_wh(PAGE_W, PAGE_H)
-        .ok_or_else(|| PdfError::Krilla("invalid page size".into()))?;
+    let (w, h) = paper.size();
+    let settings =
+        PageSettings::from_wh(w, h).ok_or_else(|| PdfError::Krilla("invalid page size".into()))?;
     for (i, page) in layout.pages.iter().enumerate() {
         let mut p = doc.start_page_with(settings.clone());
         let mut s = p.surface();
+        // The A4 column, centred on wider paper.
+        s.push_transform(&Transform::from_translate(paper.offset_x(), 0.0));
         for op in &page.ops {
             draw_op(&mut s, op, &faces, charts);
         }
-        for op in content::footer(results, i, n) {
+        for op in content::footer(results, i, n, h) {
             draw_op(&mut s, &op, &faces, charts);
         }
+        s.pop();
         s.finish();
         p.finish();
     }
@@ -270,6 +286,7 @@ fn draw(
                         r.sentence.clone()
                     }),
             )
+            .authors(vec![format!("tco-sim {}", results.tool_version)])
             .creator(format!("tco-sim {}", results.tool_version))
             .producer(format!("tco-sim {} (krilla)", results.tool_version))
             .language("en".into())

@@ -222,6 +222,21 @@ pub fn render(r: &RunResults) -> String {
     out.push_str(&uncertainty_tables(r));
     if let Some(rec) = &r.recommendation {
         out.push_str(&format!("\nRecommendation: {}\n", rec.sentence));
+        if let Some(c) = crate::results::decision::commitment(r) {
+            out.push_str(&format!(
+                "Commitment: {} up front in year 1; {}; {} owed after year {}\n",
+                usd(c.upfront_usd),
+                c.term,
+                usd(c.owed_after_horizon_usd),
+                s.horizon_years
+            ));
+        }
+        if let Some(h) = crate::results::decision::how_sure(r) {
+            out.push_str(&format!("How sure: {h}\n"));
+        }
+        for risk in crate::results::decision::top_risks(r) {
+            out.push_str(&format!("risk: {risk}\n"));
+        }
     } else {
         out.push_str("\nRecommendation: no option meets the SLO in every year.\n");
     }
@@ -342,13 +357,15 @@ fn capacity_table(r: &RunResults) -> String {
     let pct = format::percentile(r.scenario.slo_percentile);
     let mut t = table();
     let mut header = vec!["tier", "year", "units", "lower bound"];
+    let bound =
+        |b: Option<f64>| b.map_or(String::new(), |b| format!(" (≤ {})", format::duration(b)));
     let latency_headers = [
         "p50".to_string(),
         "p95".into(),
         "p99".into(),
-        format!("{pct} (±95 % CI)"),
-        format!("TTFT {pct}"),
-        format!("TPOT {pct}"),
+        format!("{pct} (±95 % CI){}", bound(r.scenario.slo_latency_s)),
+        format!("TTFT {pct}{}", bound(r.scenario.slo_ttft_s)),
+        format!("TPOT {pct}{}", bound(r.scenario.slo_tpot_s)),
     ];
     if simulated {
         header.extend(latency_headers[..4].iter().map(String::as_str));
@@ -377,8 +394,10 @@ fn capacity_table(r: &RunResults) -> String {
                         let ms = format::ms;
                         row.extend([ms(l.p50_s), ms(l.p95_s), ms(l.p99_s)]);
                         row.push(match l.slo_ci95_s {
-                            Some(h) => format!("{} ± {}", ms(l.slo_percentile_s), ms(h)),
-                            None => ms(l.slo_percentile_s),
+                            Some(h) if h > 0.0 => {
+                                format!("{} ± {}", ms(l.slo_percentile_s), ms(h))
+                            }
+                            _ => format!("{} (no CI)", ms(l.slo_percentile_s)),
                         });
                         if tokens {
                             row.push(l.ttft_s.map_or(MISSING.into(), ms));
@@ -392,7 +411,12 @@ fn capacity_table(r: &RunResults) -> String {
                     }
                 }
             }
-            row.push(stop_label(c.stop).into());
+            let status = crate::results::decision::year_status(c, r.scenario.slo_latency_s);
+            row.push(if status == crate::results::decision::SloStatus::Marginal {
+                "met (marginal)".into()
+            } else {
+                stop_label(c.stop).into()
+            });
             t.add_row(row);
         }
     }
@@ -439,11 +463,12 @@ fn cost_table(r: &RunResults) -> String {
     if owed {
         header.push(format!("owed after y{years}"));
     }
-    header.extend([
-        "net present cost".into(),
-        "$ / M req".into(),
-        "meets SLO".into(),
-    ]);
+    let tokens = options().any(|o| o.cost_per_million_tokens_usd.is_some());
+    header.extend(["net present cost".into(), "$ / M req".into()]);
+    if tokens {
+        header.push("$ / M tokens".into());
+    }
+    header.push("meets SLO".into());
     let width = header.len();
     t.set_header(header);
     let best = r.recommendation.as_ref().map(|x| &x.best);
@@ -473,12 +498,18 @@ fn cost_table(r: &RunResults) -> String {
             row.extend([
                 usd(o.net_present_cost_usd),
                 o.cost_per_million_usd.map_or(MISSING.into(), usd_cents),
-                if tier.meets_slo() {
-                    "yes".into()
-                } else {
-                    "no".into()
-                },
             ]);
+            if tokens {
+                row.push(
+                    o.cost_per_million_tokens_usd
+                        .map_or(MISSING.into(), usd_cents),
+                );
+            }
+            row.push(
+                crate::results::decision::tier_status(tier, r.scenario.slo_latency_s)
+                    .label()
+                    .into(),
+            );
             t.add_row(row);
         }
     }

@@ -154,7 +154,8 @@ impl fmt::Display for Note {
                 owed_usd,
             } => write!(
                 f,
-                "{tier} {option}: reservations run past year {horizon_years}; {} more is owed after the horizon: outside the cash totals, inside the net present cost the options are ranked on",
+                "{}: reservations run past year {horizon_years}; {} more is owed after the horizon: outside the cash totals, inside the net present cost the options are ranked on",
+                crate::results::decision::choice_label(tier, *option),
                 crate::format::usd(*owed_usd)
             ),
             Note::HybridsShownAsReservation { options } => write!(
@@ -219,7 +220,11 @@ impl fmt::Display for Note {
             ),
             Note::SingleUnitNoSpare { tier, years } => write!(
                 f,
-                "{tier} on-prem: year {}: a single unit carries the load with no spare, so one failure stops the service until it is repaired",
+                "{}: year {}: a single unit carries the load with no spare, so one failure stops the service until it is repaired",
+                crate::results::decision::choice_label(
+                    tier,
+                    crate::hardware::DeploymentOption::OnPrem
+                ),
                 join(years)
             ),
             Note::AfterTax { rate, macrs } => write!(

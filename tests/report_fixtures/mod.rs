@@ -200,6 +200,7 @@ pub fn degenerate() -> RunResults {
                 latency_curve: vec![],
                 latency_cdf: vec![],
                 design_day_units: vec![],
+                price_region: None,
             },
             TierResult {
                 name: "No options".into(),
@@ -215,6 +216,7 @@ pub fn degenerate() -> RunResults {
                 latency_curve: vec![],
                 latency_cdf: vec![],
                 design_day_units: vec![],
+                price_region: None,
             },
         ],
         design_day_rps: vec![],

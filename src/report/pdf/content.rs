@@ -6,31 +6,46 @@
 use super::ReportDate;
 use super::layout::{
     self, BODY, CONTENT_W, Column, ESTIMATE_FILL, GREY, INK, Layout, MARGIN_X, NOTE_FILL, Op,
-    PAGE_H, PAGE_W, RULE, Row, SMALL, Table,
+    PAGE_W, RULE, Row, SMALL, Table,
 };
 use crate::cite::Basis;
 use crate::format::{self, MISSING, usd, usd_cents};
 use crate::report::charts::ChartSet;
 use crate::report::fonts;
 use crate::results::RunResults;
+use crate::results::decision;
 
-/// Lay the whole report out.
+/// Lay the whole report out on A4.
 pub fn lay_out(r: &RunResults, charts: &ChartSet, date: &ReportDate) -> Layout {
-    let mut l = Layout::new();
-    let contents_at = title_page(&mut l, r, date);
+    lay_out_on(r, charts, date, layout::Paper::A4)
+}
+
+/// Lay the whole report out on `paper`: page 1 is the decision, page 2 the scenario and the
+/// contents, then the sections.
+pub fn lay_out_on(
+    r: &RunResults,
+    charts: &ChartSet,
+    date: &ReportDate,
+    paper: layout::Paper,
+) -> Layout {
+    let mut l = Layout::on(paper);
+    title_page(&mut l, r);
+    l.new_page();
+    let contents_at = scenario_page(&mut l, r, date);
+    let contents_page = l.page();
     l.new_page();
     summary(&mut l, r, charts);
     super::cashflow::section(&mut l, r);
     assumptions(&mut l, r);
     figures(&mut l, charts);
     method(&mut l, r, charts);
-    contents(&mut l, contents_at);
+    contents(&mut l, contents_page, contents_at);
     l
 }
 
 /// The footer of page `i` of `n`: provenance on the left, "page i of n" on the right.
-pub fn footer(r: &RunResults, i: usize, n: usize) -> Vec<Op> {
-    let y = PAGE_H - 40.0;
+pub fn footer(r: &RunResults, i: usize, n: usize, page_h: f32) -> Vec<Op> {
+    let y = page_h - 40.0;
     let size = 7.5;
     let right = format!("page {} of {n}", i + 1);
     let rw = fonts::text_width(&right, size, false);
@@ -83,10 +98,11 @@ fn fact(l: &mut Layout, key: &str, value: &str) {
     l.gap(1.5);
 }
 
-/// Returns where the contents list goes.
-fn title_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
+/// Page 1, the decision: what to buy, what it commits to, by how much it wins, how sure it is,
+/// the three risks to weigh, and where the prices come from.
+fn title_page(l: &mut Layout, r: &RunResults) {
     let s = &r.scenario;
-    l.gap(36.0);
+    l.gap(20.0);
     l.line(
         MARGIN_X,
         10.0,
@@ -94,23 +110,9 @@ fn title_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
         GREY,
         "tco-sim procurement report · where to serve the model, and what it will cost",
     );
+    l.gap(8.0);
+    l.paragraph(&s.name, 19.0, true, INK, 0.0);
     l.gap(10.0);
-    l.paragraph(&s.name, 21.0, true, INK, 0.0);
-    if let Some(d) = &s.description {
-        l.gap(4.0);
-        l.paragraph(d, 11.0, false, GREY, 0.0);
-    }
-    l.gap(16.0);
-    fact(l, "Workload", &format!("{} ({})", s.workload, s.precision));
-    fact(l, "Traffic", &s.traffic);
-    fact(l, "Latency contract", &s.slo);
-    fact(l, "Horizon", &format!("{} years", s.horizon_years));
-    fact(l, "Fleet sizing", &s.capacity_method);
-    fact(l, "Scenario file", &s.file);
-    fact(l, "Seed", &s.seed.to_string());
-    fact(l, "Report date", &date.iso());
-    fact(l, "Tool", &format!("{} {}", r.tool, r.tool_version));
-    l.gap(16.0);
 
     // The recommendation in a tinted box.
     let sentence = r.recommendation.as_ref().map_or_else(
@@ -118,8 +120,8 @@ fn title_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
         |rec| rec.sentence.clone(),
     );
     let pad = 10.0;
-    let lines = fonts::wrap(&sentence, CONTENT_W - 2.0 * pad, 11.5, false);
-    let h = 2.0 * pad + 13.0 * 1.3 + lines.len() as f32 * 11.5 * 1.3 + 4.0;
+    let lines = fonts::wrap(&sentence, CONTENT_W - 2.0 * pad, 11.0, false);
+    let h = 2.0 * pad + 13.0 * 1.3 + lines.len() as f32 * 11.0 * 1.3 + 4.0;
     l.ensure(h);
     l.push(Op::Rect {
         x: MARGIN_X,
@@ -132,9 +134,9 @@ fn title_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
     l.line(MARGIN_X + pad, 13.0, true, INK, "Recommendation");
     l.gap(4.0);
     for s in lines {
-        l.line(MARGIN_X + pad, 11.5, false, INK, &s);
+        l.line(MARGIN_X + pad, 11.0, false, INK, &s);
     }
-    l.gap(pad + 10.0);
+    l.gap(pad + 8.0);
 
     if let Some(rec) = &r.recommendation {
         let best = r
@@ -142,11 +144,20 @@ fn title_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
             .iter()
             .find(|t| t.name == rec.best.tier)
             .and_then(|t| t.options.iter().find(|o| o.option == rec.best.option));
-        fact(
-            l,
-            "Recommended",
-            &format!("{} · {}", rec.best.tier, rec.best.option),
-        );
+        fact(l, "Recommended", &decision::label_of(&rec.best));
+        if let Some(c) = decision::commitment(r) {
+            let mut v = format!("{} up front in year 1; {}", usd(c.upfront_usd), c.term);
+            if c.owed_after_horizon_usd > 0.0 {
+                v.push_str(&format!(
+                    "; {} still owed after year {} (in the net present cost, not in the cash)",
+                    usd(c.owed_after_horizon_usd),
+                    s.horizon_years
+                ));
+            } else {
+                v.push_str(&format!("; nothing owed after year {}", s.horizon_years));
+            }
+            fact(l, "Commitment", &v);
+        }
         fact(
             l,
             &format!("{}-year cash", s.horizon_years),
@@ -163,46 +174,128 @@ fn title_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
                 None => usd(rec.best.net_present_cost_usd),
             },
         );
-        if let Some(cpm) = best.and_then(|o| o.cost_per_million_usd) {
-            fact(l, "Per million requests", &usd_cents(cpm));
+        if let Some(o) = best {
+            let mut unit_costs = vec![];
+            if let Some(cpm) = o.cost_per_million_usd {
+                unit_costs.push(format!("{} per million requests", usd_cents(cpm)));
+            }
+            if let Some(cpt) = o.cost_per_million_tokens_usd {
+                unit_costs.push(format!("{} per million tokens", usd_cents(cpt)));
+            }
+            if !unit_costs.is_empty() {
+                fact(l, "Unit cost", &unit_costs.join("; "));
+            }
         }
         if let (Some(ru), Some(m), Some(f)) = (&rec.runner_up, rec.margin_usd, rec.margin_fraction)
         {
             fact(
                 l,
-                "Runner-up",
+                "Margin",
                 &format!(
-                    "{} · {}, {} more by net present cost ({})",
-                    ru.tier,
-                    ru.option,
+                    "{} ({}) less than the runner-up, {}",
                     usd(m),
-                    format::percent(f, 1)
+                    format::percent(f, 1),
+                    decision::label_of(ru)
                 ),
             );
         }
-        let estimates = r
-            .inputs
-            .iter()
-            .filter(|i| i.basis == Basis::Estimate)
-            .count();
-        if estimates > 0 {
-            fact(
-                l,
-                "Estimates",
-                &format!(
-                    "{estimates} of {} inputs are estimates; they are shaded in the assumptions \
-                     (section 2)",
-                    r.inputs.len()
-                ),
-            );
+        fact(
+            l,
+            "How sure",
+            &decision::how_sure(r).unwrap_or_else(|| {
+                "not analysed in this run (run without --no-uncertainty for the probability \
+                 and the flip points)"
+                    .into()
+            }),
+        );
+        if let Some(p) = decision::price_basis(r) {
+            fact(l, "Prices", &p);
+        }
+        fact(l, "Latency contract", &s.slo);
+    }
+
+    let risks = decision::top_risks(r);
+    if !risks.is_empty() {
+        l.gap(8.0);
+        l.line(MARGIN_X, 11.5, true, INK, "Top risks");
+        l.gap(2.0);
+        for t in &risks {
+            l.bullet(t, BODY);
         }
     }
-    l.gap(18.0);
+    let flagged = decision::flagged_inputs(r);
+    if !flagged.is_empty() {
+        l.gap(4.0);
+        l.paragraph(
+            &format!(
+                "Warning: {} input{} marked OUTLIER or STALE by {} source ({}); {} labelled in \
+                 the assumptions (section 2).",
+                flagged.len(),
+                if flagged.len() == 1 { " is" } else { "s are" },
+                if flagged.len() == 1 { "its" } else { "their" },
+                flagged
+                    .iter()
+                    .map(|(i, f)| format!("{} · {}: {f}", i.scope, i.field))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                if flagged.len() == 1 {
+                    "it is"
+                } else {
+                    "they are"
+                },
+            ),
+            BODY,
+            true,
+            INK,
+            0.0,
+        );
+    }
+    let estimates = r
+        .inputs
+        .iter()
+        .filter(|i| i.basis == Basis::Estimate)
+        .count();
+    if estimates > 0 {
+        l.gap(4.0);
+        l.paragraph(
+            &format!(
+                "{estimates} of {} inputs are estimates; they are shaded in the assumptions \
+                 (section 2).",
+                r.inputs.len()
+            ),
+            BODY,
+            false,
+            GREY,
+            0.0,
+        );
+    }
+}
+
+/// Page 2: the scenario in brief; returns where the contents list goes.
+fn scenario_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
+    let s = &r.scenario;
+    l.line(MARGIN_X, 13.0, true, INK, "The scenario");
+    l.gap(4.0);
+    if let Some(d) = &s.description {
+        l.paragraph(d, 10.0, false, GREY, 0.0);
+        l.gap(6.0);
+    }
+    fact(l, "Workload", &format!("{} ({})", s.workload, s.precision));
+    fact(l, "Traffic", &s.traffic);
+    fact(l, "Latency contract", &s.slo);
+    fact(l, "Horizon", &format!("{} years", s.horizon_years));
+    fact(l, "Fleet sizing", &s.capacity_method);
+    fact(l, "Scenario file", &s.file);
+    fact(l, "Seed", &s.seed.to_string());
+    fact(l, "Report date", &date.iso());
+    fact(l, "Tool", &format!("{} {}", r.tool, r.tool_version));
+    l.gap(16.0);
     l.y
 }
 
-/// Write the contents list onto the title page, now that the sections' pages are known.
-fn contents(l: &mut Layout, at: f32) {
+/// Write the contents list onto its page, now that the sections' pages are known. Titles wrap
+/// rather than being cut; a list longer than the page goes on in the PDF's bookmarks, and says so.
+fn contents(l: &mut Layout, page: usize, at: f32) {
     // Sections and figures; the sub-headings are in the PDF's bookmarks.
     let entries: Vec<(String, u8, usize)> = l
         .sections
@@ -213,6 +306,7 @@ fn contents(l: &mut Layout, at: f32) {
     let mut ops = vec![];
     let mut y = at;
     let size = 9.5;
+    let line_h = size * 1.45;
     ops.push(Op::Text {
         x: MARGIN_X,
         y: y + 12.0,
@@ -222,63 +316,71 @@ fn contents(l: &mut Layout, at: f32) {
         text: "Contents".into(),
     });
     y += 20.0;
+    let bottom = l.page_h - layout::MARGIN_BOTTOM;
     let total = entries.len();
     for (k, (title, level, page)) in entries.into_iter().enumerate() {
-        if y > PAGE_H - layout::MARGIN_BOTTOM - 2.0 * 14.0 && k + 1 < total {
+        let indent = if level <= 1 { 0.0 } else { 14.0 };
+        let bold = level <= 1;
+        let num = format!("{}", page + 1);
+        let nw = fonts::text_width(&num, size, bold);
+        let room = CONTENT_W - indent - nw - 30.0;
+        let lines = fonts::wrap(&title, room, size, bold);
+        if y + lines.len() as f32 * line_h > bottom - line_h && k + 1 < total {
             ops.push(Op::Text {
                 x: MARGIN_X,
                 y: y + size,
                 size,
                 bold: false,
                 color: GREY,
-                text: format!("… {} more entries in the PDF's bookmarks", total - k),
+                text: format!("{} more entries are in the PDF's bookmarks.", total - k),
             });
             break;
         }
-        let indent = if level <= 1 { 0.0 } else { 14.0 };
-        let bold = level <= 1;
-        let num = format!("{}", page + 1);
-        let nw = fonts::text_width(&num, size, bold);
-        let room = CONTENT_W - indent - nw - 30.0;
-        let t = fonts::ellipsize(&title, room, size, bold);
-        let tw = fonts::text_width(&t, size, bold);
-        let base = y + size;
-        ops.push(Op::Text {
-            x: MARGIN_X + indent,
-            y: base,
-            size,
-            bold,
-            color: INK,
-            text: t,
-        });
-        // Dot leaders from the title to the page number.
-        let dot = fonts::text_width(" .", size, false);
-        let (x0, x1) = (
-            MARGIN_X + indent + tw + 6.0,
-            MARGIN_X + CONTENT_W - nw - 6.0,
-        );
-        if x1 > x0 + dot {
-            let n = ((x1 - x0) / dot).floor() as usize;
+        let n = lines.len();
+        for (j, t) in lines.into_iter().enumerate() {
             ops.push(Op::Text {
-                x: x1 - n as f32 * dot,
+                x: MARGIN_X + indent + if j > 0 { 10.0 } else { 0.0 },
+                y: y + size,
+                size,
+                bold,
+                color: INK,
+                text: t.clone(),
+            });
+            if j + 1 < n {
+                y += line_h;
+                continue;
+            }
+            let tw = fonts::text_width(&t, size, bold) + if j > 0 { 10.0 } else { 0.0 };
+            let base = y + size;
+            // Dot leaders from the title's last line to the page number.
+            let dot = fonts::text_width(" .", size, false);
+            let (x0, x1) = (
+                MARGIN_X + indent + tw + 6.0,
+                MARGIN_X + CONTENT_W - nw - 6.0,
+            );
+            if x1 > x0 + dot {
+                let n = ((x1 - x0) / dot).floor() as usize;
+                ops.push(Op::Text {
+                    x: x1 - n as f32 * dot,
+                    y: base,
+                    size,
+                    bold: false,
+                    color: RULE,
+                    text: " .".repeat(n),
+                });
+            }
+            ops.push(Op::Text {
+                x: MARGIN_X + CONTENT_W - nw,
                 y: base,
                 size,
-                bold: false,
-                color: RULE,
-                text: " .".repeat(n),
+                bold,
+                color: INK,
+                text: num.clone(),
             });
         }
-        ops.push(Op::Text {
-            x: MARGIN_X + CONTENT_W - nw,
-            y: base,
-            size,
-            bold,
-            color: INK,
-            text: num,
-        });
-        y += size * 1.45;
+        y += line_h;
     }
-    if let Some(p) = l.pages.first_mut() {
+    if let Some(p) = l.pages.get_mut(page) {
         p.ops.extend(ops);
     }
 }
@@ -324,47 +426,88 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     let options = || r.tiers.iter().flat_map(|t| &t.options);
     let resale = options().any(|o| o.resale_value_usd > 0.0);
     let owed = options().any(|o| o.committed_beyond_horizon_usd > 0.0);
+    let tokens = options().any(|o| o.cost_per_million_tokens_usd.is_some());
+    let sc = &r.scenario;
+    let pct = format::percentile(sc.slo_percentile);
+    // The contracted metrics, each with its bound: what the "meets SLO" verdict judges.
+    let metrics: Vec<(String, Metric)> = [
+        (sc.slo_latency_s, Metric::EndToEnd, "end-to-end"),
+        (sc.slo_ttft_s, Metric::Ttft, "TTFT"),
+        (sc.slo_tpot_s, Metric::Tpot, "TPOT"),
+    ]
+    .into_iter()
+    .filter_map(|(b, m, name)| {
+        b.map(|b| {
+            (
+                format!("{name} {pct} y{years} (≤ {})", format::duration(b)),
+                m,
+            )
+        })
+    })
+    .collect();
     let mut cols = vec![
         Column::left("Tier"),
         Column::left("Option"),
         Column::right(format!("Units y1–y{years}")),
     ];
     if simulated {
-        cols.push(Column::right(format!("p99 year {years}")));
+        cols.extend(metrics.iter().map(|(h, _)| Column::right(h.clone())));
     }
     cols.push(Column::right(format!("{years}-year cash")));
     cols.push(Column::right("Net present cost"));
-    cols.push(Column::right("$ per million requests"));
+    cols.push(Column::right("$ / M requests"));
+    if tokens {
+        cols.push(Column::right("$ / M tokens"));
+    }
     cols.push(Column::left("Meets SLO"));
     let best = r
         .recommendation
         .as_ref()
         .map(|rec| (rec.best.tier.clone(), rec.best.option));
     let mut rows = vec![];
+    let mut not_costed = vec![];
     for t in &r.tiers {
-        let units: Vec<String> = t.capacity.iter().map(|c| format::count(c.units)).collect();
+        if let Some(why) = &t.infeasible {
+            // No fleet of this tier meets the contract: no units, no costs, and the reason.
+            let mut cells = vec![t.name.clone(), "infeasible".into(), MISSING.into()];
+            cells.resize(cols.len() - 1, MISSING.into());
+            cells.push("no (see below)".into());
+            rows.push(Row {
+                cells,
+                fill: None,
+                bold: false,
+                bold_cols: vec![1],
+            });
+            not_costed.push(format!("{}: {why}.", t.name));
+            continue;
+        }
         if t.options.is_empty() {
-            let mut cells = vec![t.name.clone(), "(no option priced)".into(), units.join(" ")];
+            let mut cells = vec![t.name.clone(), "(no option priced)".into(), MISSING.into()];
             cells.resize(cols.len(), MISSING.into());
             rows.push(Row::new(cells));
             continue;
         }
+        let status = decision::tier_status(t, sc.slo_latency_s);
         for o in &t.options {
             // What the option pays for: on-prem's installed units include its spares.
             let paid: Vec<String> = o.yearly.iter().map(|y| format::count(y.units)).collect();
             let mut cells = vec![t.name.clone(), o.option.label().into(), paid.join(" ")];
             if simulated {
-                cells.push(
-                    t.capacity
-                        .last()
-                        .and_then(|c| c.latency.as_ref())
-                        .map_or(MISSING.into(), |x| format::ms(x.p99_s)),
-                );
+                let l = t.capacity.last().and_then(|c| c.latency.as_ref());
+                for (_, m) in &metrics {
+                    cells.push(l.map_or(MISSING.into(), |l| m.show(l)));
+                }
             }
             cells.push(usd(o.total_usd));
             cells.push(usd(o.net_present_cost_usd));
             cells.push(o.cost_per_million_usd.map_or(MISSING.into(), usd_cents));
-            cells.push(if t.meets_slo() { "yes" } else { "no" }.into());
+            if tokens {
+                cells.push(
+                    o.cost_per_million_tokens_usd
+                        .map_or(MISSING.into(), usd_cents),
+                );
+            }
+            cells.push(status.label().into());
             let chosen = best
                 .as_ref()
                 .is_some_and(|(bt, bo)| *bt == t.name && *bo == o.option);
@@ -384,6 +527,33 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
             rows,
             size: SMALL,
         });
+        if !not_costed.is_empty() {
+            l.paragraph(
+                "Not costed, because no fleet size meets the contract:",
+                SMALL,
+                true,
+                INK,
+                0.0,
+            );
+            for n in &not_costed {
+                l.bullet(n, SMALL);
+            }
+        }
+        if simulated {
+            l.paragraph(
+                &format!(
+                    "Latency: the {pct} of the last year's planned fleet on its design traffic, \
+                     with its 95 % confidence half-width where the replications give one. \
+                     \"marginal\": the measured value meets the bound but its confidence interval \
+                     crosses it. Tokens: prompt and output at the workload's mean counts."
+                ),
+                SMALL,
+                false,
+                GREY,
+                0.0,
+            );
+            l.gap(4.0);
+        }
         ranking_table(l, r, resale, owed);
     }
 
@@ -476,6 +646,25 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     }
 }
 
+/// A contracted latency metric.
+#[derive(Debug, Clone, Copy)]
+enum Metric {
+    EndToEnd,
+    Ttft,
+    Tpot,
+}
+
+impl Metric {
+    /// The metric's value at plan, with its interval where one was measured.
+    fn show(self, l: &crate::capacity::LatencyAtPlan) -> String {
+        match self {
+            Metric::EndToEnd => format::duration_ci(l.slo_percentile_s, l.slo_ci95_s),
+            Metric::Ttft => l.ttft_s.map_or(MISSING.into(), format::duration),
+            Metric::Tpot => l.tpot_s.map_or(MISSING.into(), format::duration),
+        }
+    }
+}
+
 /// Energy and carbon of every option (seed 004 §5), the cells the terminal shows.
 fn energy_and_carbon(l: &mut Layout, r: &RunResults) {
     let rows: Vec<Row> = r
@@ -527,7 +716,7 @@ fn energy_and_carbon(l: &mut Layout, r: &RunResults) {
 }
 
 fn assumptions(l: &mut Layout, r: &RunResults) {
-    l.new_page();
+    l.section_break();
     l.heading("2  Assumptions", 1, 120.0);
     let estimates = r
         .inputs
@@ -540,8 +729,9 @@ fn assumptions(l: &mut Layout, r: &RunResults) {
              date. Basis: cited (taken from the source as written), derived (computed from cited \
              figures; the arithmetic is in the note), estimate (no firm source), measured (on \
              real hardware), user input (given in the scenario). {estimates} of the {} inputs \
-             are estimates: their rows are shaded and marked ESTIMATE. Replace them with your \
-             own figures where you have them; the answer depends on them.",
+             are estimates: their rows are shaded and marked ESTIMATE. Inputs whose source or \
+             note marks them OUTLIER or STALE are shaded too, with the flag beside their basis. \
+             Replace them with your own figures where you have them; the answer depends on them.",
             r.inputs.len()
         ),
         BODY,
@@ -566,20 +756,32 @@ fn assumptions(l: &mut Layout, r: &RunResults) {
             if let Some(n) = &i.note {
                 source.push_str(&format!(". Note: {n}"));
             }
+            let flag = decision::input_flag(i);
+            // The unit is declared in the field's name ("chip.memory [B]"): the value is
+            // written in it, scaled where it has SI prefixes ("256 GB").
+            let (field, unit) = match i.field.rsplit_once(" [") {
+                Some((f, u)) => (f, u.trim_end_matches(']')),
+                None => (i.field.as_str(), ""),
+            };
+            let basis = match (estimate, flag) {
+                (_, Some(f)) => format!("{} — {f}", i.basis.label()),
+                (true, None) => "ESTIMATE".into(),
+                (false, None) => i.basis.label().into(),
+            };
             Row {
                 cells: vec![
-                    format!("{} · {}", i.scope, i.field),
-                    format::plain(i.value),
-                    if estimate {
-                        "ESTIMATE".into()
-                    } else {
-                        i.basis.label().into()
-                    },
+                    format!("{} · {field}", i.scope),
+                    format::quantity(i.value, unit),
+                    basis,
                     source,
                 ],
-                fill: estimate.then_some(ESTIMATE_FILL),
+                fill: (estimate || flag.is_some()).then_some(ESTIMATE_FILL),
                 bold: false,
-                bold_cols: if estimate { vec![2] } else { vec![] },
+                bold_cols: if estimate || flag.is_some() {
+                    vec![2]
+                } else {
+                    vec![]
+                },
             }
         })
         .collect();
@@ -596,7 +798,7 @@ fn assumptions(l: &mut Layout, r: &RunResults) {
 }
 
 fn figures(l: &mut Layout, charts: &ChartSet) {
-    l.new_page();
+    l.section_break();
     l.heading("3  Charts", 1, 200.0);
     if charts.charts.is_empty() {
         l.paragraph("This run has no data to chart.", BODY, false, INK, 0.0);
@@ -646,7 +848,7 @@ fn figures(l: &mut Layout, charts: &ChartSet) {
 
 fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     let years = r.scenario.horizon_years;
-    l.new_page();
+    l.section_break();
     l.heading("4  Method and caveats", 1, 120.0);
     l.heading("How the numbers are made", 2, 60.0);
     let bullets = [
@@ -819,7 +1021,7 @@ fn ranking_table(l: &mut Layout, r: &RunResults, resale: bool, owed: bool) {
         .iter()
         .flat_map(|t| t.options.iter().map(move |o| (t, o)))
         .map(|(t, o)| {
-            let mut cells = vec![format!("{} · {}", t.name, o.option), usd(o.npv_usd)];
+            let mut cells = vec![decision::choice_label(&t.name, o.option), usd(o.npv_usd)];
             if resale {
                 cells.push(or_missing(o.resale_value_usd));
             }

@@ -9,9 +9,35 @@
 
 use crate::report::fonts;
 
-/// A4 portrait \[pt\].
+/// A4 portrait \[pt\]: the page the layout is made for. On other paper the same column is
+/// centred across the width and the page breaks follow the paper's height.
 pub const PAGE_W: f32 = 595.28;
 pub const PAGE_H: f32 = 841.89;
+
+/// The paper the PDF is printed on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Paper {
+    /// ISO A4, 210 × 297 mm.
+    #[default]
+    A4,
+    /// US Letter, 8.5 × 11 in.
+    Letter,
+}
+
+impl Paper {
+    /// Width and height \[pt\].
+    pub fn size(self) -> (f32, f32) {
+        match self {
+            Paper::A4 => (PAGE_W, PAGE_H),
+            Paper::Letter => (612.0, 792.0),
+        }
+    }
+
+    /// How far the A4 column moves right to sit centred on this paper \[pt\].
+    pub fn offset_x(self) -> f32 {
+        (self.size().0 - PAGE_W) / 2.0
+    }
+}
 pub const MARGIN_X: f32 = 54.0;
 pub const MARGIN_TOP: f32 = 54.0;
 /// Room kept below the content for the footer \[pt\].
@@ -22,6 +48,10 @@ pub const CONTENT_W: f32 = PAGE_W - 2.0 * MARGIN_X;
 pub const BODY: f32 = 9.5;
 /// Table text size \[pt\].
 pub const SMALL: f32 = 8.0;
+/// The smallest size a table is set in before its columns are split \[pt\].
+pub const MIN_TABLE_SIZE: f32 = 6.5;
+/// Rounding room when a cell measured to fit its column is wrapped to it again \[pt\].
+const SLACK: f32 = 0.01;
 /// Line height as a multiple of the size.
 const LEADING: f32 = 1.3;
 
@@ -165,6 +195,8 @@ pub struct Layout {
     /// Top of the free space on the last page \[pt\].
     pub y: f32,
     pub sections: Vec<Section>,
+    /// Height of the paper \[pt\].
+    pub page_h: f32,
 }
 
 impl Default for Layout {
@@ -182,10 +214,16 @@ fn baseline(size: f32) -> f32 {
 
 impl Layout {
     pub fn new() -> Layout {
+        Layout::on(Paper::A4)
+    }
+
+    /// A layout for `paper`.
+    pub fn on(paper: Paper) -> Layout {
         Layout {
             pages: vec![Page::default()],
             y: MARGIN_TOP,
             sections: vec![],
+            page_h: paper.size().1,
         }
     }
 
@@ -207,13 +245,27 @@ impl Layout {
 
     /// Free height left on this page \[pt\].
     pub fn room(&self) -> f32 {
-        PAGE_H - MARGIN_BOTTOM - self.y
+        self.page_h - MARGIN_BOTTOM - self.y
     }
 
     /// Start a new page unless `h` fits on this one (or this one is still empty).
     pub fn ensure(&mut self, h: f32) {
         if h > self.room() && self.y > MARGIN_TOP + 0.5 {
             self.new_page();
+        }
+    }
+
+    /// Where a major section starts: on this page when at least 40 % of it is still free (so a
+    /// section's last lines do not leave a near-empty page behind), else on a new one.
+    pub fn section_break(&mut self) {
+        let page = self.page_h - MARGIN_TOP - MARGIN_BOTTOM;
+        if self.y <= MARGIN_TOP + 0.5 {
+            return;
+        }
+        if self.room() < 0.4 * page {
+            self.new_page();
+        } else {
+            self.gap(14.0);
         }
     }
 
@@ -234,21 +286,60 @@ impl Layout {
         self.y += size * LEADING;
     }
 
-    /// A wrapped paragraph from `x` to the right margin; breaks pages between lines.
+    /// A wrapped paragraph from `x` to the right margin; breaks pages between lines, never
+    /// leaving one line of it alone at the foot or the head of a page.
     pub fn paragraph(&mut self, text: &str, size: f32, bold: bool, color: Rgb, indent: f32) {
         let width = CONTENT_W - indent;
-        for l in fonts::wrap(text, width, size, bold) {
-            self.ensure(size * LEADING);
-            self.line(MARGIN_X + indent, size, bold, color, &l);
+        let lines = fonts::wrap(text, width, size, bold);
+        let breaks = self.line_breaks(lines.len(), size * LEADING);
+        for (i, l) in lines.iter().enumerate() {
+            if breaks.contains(&i) {
+                self.new_page();
+            }
+            self.line(MARGIN_X + indent, size, bold, color, l);
         }
     }
 
-    /// A bulleted paragraph.
+    /// Before which of `n` lines of height `h` a new page starts, so that no page holds a lone
+    /// first line (an orphan) or a lone last line (a widow) of a paragraph of three or more.
+    fn line_breaks(&self, n: usize, h: f32) -> Vec<usize> {
+        let mut breaks = vec![];
+        let mut room = self.room();
+        let mut at_top = self.y <= MARGIN_TOP + 0.5;
+        let page = self.page_h - MARGIN_TOP - MARGIN_BOTTOM;
+        let mut i = 0;
+        while i < n {
+            let fit = ((room + 0.01) / h).floor() as usize;
+            let left = n - i;
+            if fit >= left {
+                break;
+            }
+            let mut take = fit;
+            if left >= 2 && take < 2 && !at_top {
+                take = 0;
+            } else if left - take == 1 && take >= 2 && left >= 3 {
+                take -= 1;
+            }
+            if take == 0 && at_top {
+                take = 1;
+            }
+            i += take;
+            breaks.push(i);
+            room = page;
+            at_top = true;
+        }
+        breaks
+    }
+
+    /// A bulleted paragraph, kept whole when it is short.
     pub fn bullet(&mut self, text: &str, size: f32) {
         let indent = 12.0;
         let lines = fonts::wrap(text, CONTENT_W - indent, size, false);
+        let breaks = self.line_breaks(lines.len(), size * LEADING);
         for (i, l) in lines.iter().enumerate() {
-            self.ensure(size * LEADING);
+            if breaks.contains(&i) {
+                self.new_page();
+            }
             if i == 0 {
                 self.push(Op::Text {
                     x: MARGIN_X + 2.0,
@@ -311,7 +402,7 @@ impl Layout {
         let mut h = w * aspect;
         let cap = fonts::wrap(caption, CONTENT_W, SMALL + 0.5, false);
         let cap_h = cap.len() as f32 * (SMALL + 0.5) * LEADING + 6.0;
-        let max_h = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM - cap_h;
+        let max_h = self.page_h - MARGIN_TOP - MARGIN_BOTTOM - cap_h;
         let mut w = w;
         if h > max_h {
             // A tall chart is shrunk to fit the page, keeping its proportions.
@@ -333,29 +424,79 @@ impl Layout {
         self.gap(10.0);
     }
 
-    /// A table across the content width.
+    /// A table across the content width. Every column gets at least its widest number and its
+    /// longest header word, so numbers are never cut and headers wrap only at spaces. When the
+    /// columns cannot all have that at the table's size, the table is set smaller (down to
+    /// [`MIN_TABLE_SIZE`]); when even that does not fit, its columns are split into groups that
+    /// do, each repeating the first (key) column.
     pub fn table(&mut self, t: &Table) {
-        let widths = fit_columns(t, CONTENT_W);
+        let mut size = t.size;
+        loop {
+            let at = Table { size, ..t.clone() };
+            if let Some(widths) = fit_columns(&at, CONTENT_W) {
+                self.table_with(&at, &widths);
+                return;
+            }
+            if size - 0.5 < MIN_TABLE_SIZE - 1e-3 {
+                break;
+            }
+            size -= 0.5;
+        }
+        let small = Table {
+            size: MIN_TABLE_SIZE,
+            ..t.clone()
+        };
+        for group in column_groups(&small, CONTENT_W) {
+            let part = Table {
+                columns: group.iter().map(|&i| small.columns[i].clone()).collect(),
+                rows: small
+                    .rows
+                    .iter()
+                    .map(|r| Row {
+                        cells: group
+                            .iter()
+                            .map(|&i| r.cells.get(i).cloned().unwrap_or_default())
+                            .collect(),
+                        fill: r.fill,
+                        bold: r.bold,
+                        bold_cols: group
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, i)| r.bold_cols.contains(i))
+                            .map(|(k, _)| k)
+                            .collect(),
+                    })
+                    .collect(),
+                size: MIN_TABLE_SIZE,
+            };
+            // A group that still does not fit is a single column wider than the page: its
+            // cells wrap at the page width (right-aligned cells are never that wide in practice).
+            let widths = fit_columns(&part, CONTENT_W).unwrap_or_else(|| {
+                let m = minimum_widths(&part);
+                let sum: f32 = m.iter().sum();
+                m.iter().map(|w| w * CONTENT_W / sum).collect()
+            });
+            self.table_with(&part, &widths);
+        }
+    }
+
+    fn table_with(&mut self, t: &Table, widths: &[f32]) {
+        let widths = widths.to_vec();
         let line_h = t.size * LEADING;
-        let cell_lines = |cells: &[String], bold: &dyn Fn(usize) -> bool, header: bool| {
+        let cell_lines = |cells: &[String], bold: &dyn Fn(usize) -> bool| {
             cells
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
                     let w = widths.get(i).copied().unwrap_or(40.0) - 2.0 * PAD_X;
-                    let nowrap = !header && t.columns.get(i).is_some_and(|c| c.nowrap());
-                    if nowrap {
-                        vec![fonts::ellipsize(c, w, t.size, bold(i))]
-                    } else {
-                        fonts::wrap(c, w, t.size, bold(i))
-                    }
+                    fonts::wrap(c, w + SLACK, t.size, bold(i))
                 })
                 .collect::<Vec<Vec<String>>>()
         };
         let headers: Vec<String> = t.columns.iter().map(|c| c.header.clone()).collect();
-        let head_lines = cell_lines(&headers, &|_| true, true);
+        let head_lines = cell_lines(&headers, &|_| true);
         let head_h = rows_height(&head_lines, line_h);
-        let max_row_h = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM - head_h;
+        let max_row_h = self.page_h - MARGIN_TOP - MARGIN_BOTTOM - head_h;
         let draw_header = |l: &mut Layout| {
             l.row(&head_lines, &widths, t, line_h, Some(HEADER_FILL), &|_| {
                 true
@@ -369,15 +510,21 @@ impl Layout {
                 color: RULE,
             });
         };
-        let first_row_h = t.rows.first().map_or(0.0, |r| {
-            let bold = |i: usize| r.bold || r.bold_cols.contains(&i);
-            rows_height(&cell_lines(&r.cells, &bold, false), line_h)
-        });
-        self.ensure(head_h + first_row_h.min(max_row_h));
+        let heights: Vec<f32> = t
+            .rows
+            .iter()
+            .map(|r| {
+                let bold = |i: usize| r.bold || r.bold_cols.contains(&i);
+                rows_height(&cell_lines(&r.cells, &bold), line_h).min(max_row_h)
+            })
+            .collect();
+        // The header with at least two rows (or the whole table when it is that short).
+        let lead: f32 = heights.iter().take(2).sum();
+        self.ensure(head_h + lead);
         draw_header(self);
         for (k, r) in t.rows.iter().enumerate() {
             let bold = |i: usize| r.bold || r.bold_cols.contains(&i);
-            let mut lines = cell_lines(&r.cells, &bold, false);
+            let mut lines = cell_lines(&r.cells, &bold);
             // A row taller than a page (never seen in practice) is cut, with an ellipsis.
             let max_lines = ((max_row_h - 2.0 * PAD_Y) / line_h).floor().max(1.0) as usize;
             for cell in &mut lines {
@@ -389,7 +536,13 @@ impl Layout {
                 }
             }
             let h = rows_height(&lines, line_h);
-            if h > self.room() {
+            // No row left alone: when the last row would run onto a new page, the one before
+            // it goes too.
+            let last_alone = k + 2 == t.rows.len()
+                && k > 0
+                && h <= self.room()
+                && h + heights[k + 1] > self.room();
+            if h > self.room() || last_alone {
                 self.new_page();
                 draw_header(self);
             }
@@ -456,18 +609,24 @@ fn rows_height(cells: &[Vec<String>], line_h: f32) -> f32 {
     n as f32 * line_h + 2.0 * PAD_Y
 }
 
-/// Column widths that fill `total`: each column gets its natural (unwrapped) width when all
-/// fit; otherwise the columns with the most text give way first, never below their longest
-/// word, so numbers and short labels stay on one line and long sources wrap.
-pub fn fit_columns(t: &Table, total: f32) -> Vec<f32> {
+/// What each column needs at the least: its longest header word, and the widest cell of a
+/// right-aligned (number) column or the longest word of a left-aligned one \[pt\].
+pub fn minimum_widths(t: &Table) -> Vec<f32> {
+    measure(t).1
+}
+
+/// Natural (unwrapped) and minimum width of each column \[pt\].
+fn measure(t: &Table) -> (Vec<f32>, Vec<f32>) {
     let n = t.columns.len();
-    if n == 0 {
-        return vec![];
-    }
     let mut natural = vec![0.0f32; n];
     let mut minimum = vec![0.0f32; n];
     let mut measure = |i: usize, text: &str, bold: bool, whole: bool| {
-        let w = fonts::text_width(text, t.size, bold) + 2.0 * PAD_X;
+        let lines: Vec<&str> = text.split('\n').collect();
+        let w = lines
+            .iter()
+            .map(|l| fonts::text_width(l, t.size, bold))
+            .fold(0.0, f32::max)
+            + 2.0 * PAD_X;
         natural[i] = natural[i].max(w);
         let word = if whole {
             w
@@ -498,9 +657,26 @@ pub fn fit_columns(t: &Table, total: f32) -> Vec<f32> {
             );
         }
     }
+    (natural, minimum)
+}
+
+/// Column widths that fill `total`: each column gets its natural (unwrapped) width when all
+/// fit; otherwise the columns with the most text give way first, never below their minimum
+/// ([`minimum_widths`]), so numbers stay whole and headers wrap only at spaces. `None` when
+/// the minimums alone are wider than `total`.
+pub fn fit_columns(t: &Table, total: f32) -> Option<Vec<f32>> {
+    let n = t.columns.len();
+    if n == 0 {
+        return Some(vec![]);
+    }
+    let (natural, minimum) = measure(t);
     let sum: f32 = natural.iter().sum();
     if sum <= total {
-        return natural.iter().map(|w| w * total / sum).collect();
+        return Some(natural.iter().map(|w| w * total / sum).collect());
+    }
+    let msum: f32 = minimum.iter().sum();
+    if msum > total {
+        return None;
     }
     let excess = sum - total;
     let give: Vec<f32> = natural
@@ -509,16 +685,32 @@ pub fn fit_columns(t: &Table, total: f32) -> Vec<f32> {
         .map(|(n, m)| (n - m).max(0.0))
         .collect();
     let give_sum: f32 = give.iter().sum();
-    if give_sum >= excess && give_sum > 0.0 {
+    Some(
         natural
             .iter()
             .zip(&give)
-            .map(|(n, g)| n - excess * g / give_sum)
-            .collect()
-    } else {
-        let msum: f32 = minimum.iter().sum();
-        minimum.iter().map(|m| m * total / msum).collect()
+            .map(|(n, g)| n - excess * g / give_sum.max(f32::MIN_POSITIVE))
+            .collect(),
+    )
+}
+
+/// The columns of a table too wide for `total` in groups that each fit beside the first (key)
+/// column, which every group repeats: `[[0, 1, 2], [0, 3, 4]]`.
+pub fn column_groups(t: &Table, total: f32) -> Vec<Vec<usize>> {
+    let min = minimum_widths(t);
+    let mut groups: Vec<Vec<usize>> = vec![];
+    let mut current = vec![0];
+    let mut used = min.first().copied().unwrap_or(0.0);
+    for (i, w) in min.iter().enumerate().skip(1) {
+        if used + w > total && current.len() > 1 {
+            groups.push(std::mem::replace(&mut current, vec![0]));
+            used = min[0];
+        }
+        current.push(i);
+        used += w;
     }
+    groups.push(current);
+    groups
 }
 
 #[cfg(test)]
@@ -555,12 +747,12 @@ mod tests {
         let long = "a source with a very long title that must wrap inside its column, \
                     again and again, because it is longer than the page is wide";
         let t = table(3, long);
-        let w = fit_columns(&t, CONTENT_W);
+        let w = fit_columns(&t, CONTENT_W).unwrap();
         assert!((w.iter().sum::<f32>() - CONTENT_W).abs() < 0.01);
         assert!(w[1] >= fonts::text_width("1,234", SMALL, false) + 2.0 * PAD_X);
         assert!(w[2] > w[0]);
         let short = table(2, "short");
-        let w = fit_columns(&short, CONTENT_W);
+        let w = fit_columns(&short, CONTENT_W).unwrap();
         assert!((w.iter().sum::<f32>() - CONTENT_W).abs() < 0.01);
     }
 
@@ -620,5 +812,121 @@ mod tests {
         l.gap(PAGE_H - MARGIN_TOP - MARGIN_BOTTOM - 30.0);
         l.heading("Assumptions", 1, 60.0);
         assert_eq!(l.sections[0].page, 1);
+    }
+
+    fn all_texts(l: &Layout) -> Vec<String> {
+        (0..l.pages.len()).flat_map(|p| texts(l, p)).collect()
+    }
+
+    /// A summary-shaped table: two labels and nine money columns, wider than the page.
+    fn wide() -> Table {
+        let mut columns = vec![Column::left("Tier"), Column::left("Option")];
+        columns.extend((0..9).map(|i| Column::right(format!("Money column {i}"))));
+        let rows = (0..4)
+            .map(|k| {
+                let mut cells = vec![format!("p5.48xlarge tier {k}"), "reserved-3y".into()];
+                cells.extend((0..9).map(|i| format!("${},048,5{i}{k}", 10 + i)));
+                Row::new(cells)
+            })
+            .collect();
+        Table {
+            columns,
+            rows,
+            size: SMALL,
+        }
+    }
+
+    #[test]
+    fn numbers_are_never_cut_and_headers_break_only_at_spaces() {
+        let t = wide();
+        let mut l = Layout::new();
+        l.table(&t);
+        let all = all_texts(&l);
+        for r in &t.rows {
+            for c in &r.cells[2..] {
+                assert!(all.contains(c), "{c} is not drawn whole: {all:?}");
+            }
+        }
+        assert!(all.iter().all(|s| !s.contains('…')), "{all:?}");
+        // Header lines are whole words of the header.
+        for s in &all {
+            if s.starts_with("Money") || s.starts_with("column") {
+                assert!(
+                    ["Money", "column", "Money column"]
+                        .iter()
+                        .any(|w| s == w || s.starts_with(&format!("{w} "))),
+                    "{s}"
+                );
+            }
+        }
+        // Too wide for one band at the smallest size? Then the key column repeats.
+        let groups = column_groups(
+            &Table {
+                size: MIN_TABLE_SIZE,
+                ..t.clone()
+            },
+            CONTENT_W,
+        );
+        if groups.len() > 1 {
+            assert!(groups.iter().all(|g| g[0] == 0));
+            let names = all.iter().filter(|s| s.as_str() == "Tier").count();
+            assert_eq!(names, groups.len());
+        }
+        for p in &l.pages {
+            for o in &p.ops {
+                if let Op::Text {
+                    x,
+                    size,
+                    text,
+                    bold,
+                    ..
+                } = o
+                {
+                    let right = x + fonts::text_width(text, *size, *bold);
+                    assert!(right <= MARGIN_X + CONTENT_W + 0.05, "{text} overflows");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn paragraphs_leave_no_lone_line_at_a_page_break() {
+        let text = "word ".repeat(60);
+        let n = fonts::wrap(&text, CONTENT_W, BODY, false).len();
+        assert!(n >= 4, "{n} lines");
+        let h = BODY * LEADING;
+        let page = PAGE_H - MARGIN_TOP - MARGIN_BOTTOM;
+        // Room for exactly one line, then for all but one.
+        for room_lines in [1.0, (n - 1) as f32] {
+            let mut l = Layout::new();
+            l.gap(page - room_lines * h - 0.5);
+            l.paragraph(&text, BODY, false, INK, 0.0);
+            let per_page: Vec<usize> = (0..l.pages.len())
+                .map(|p| texts(&l, p).len())
+                .filter(|&k| k > 0)
+                .collect();
+            assert!(
+                per_page.iter().all(|&k| k >= 2),
+                "{room_lines}: {per_page:?}"
+            );
+            assert_eq!(per_page.iter().sum::<usize>(), n);
+        }
+    }
+
+    #[test]
+    fn letter_paper_breaks_pages_at_its_own_height() {
+        let mut a4 = Layout::on(Paper::A4);
+        let mut letter = Layout::on(Paper::Letter);
+        a4.table(&table(300, "a source"));
+        letter.table(&table(300, "a source"));
+        assert!(letter.pages.len() > a4.pages.len());
+        for p in &letter.pages {
+            for o in &p.ops {
+                if let Op::Text { y, .. } = o {
+                    assert!(*y < 792.0 - MARGIN_BOTTOM + 1.0);
+                }
+            }
+        }
+        assert!((Paper::Letter.offset_x() - 8.36).abs() < 0.01);
     }
 }
