@@ -320,6 +320,9 @@ pub fn calibrate(args: &CalibrateArgs) -> Result<()> {
             .filter(|s| !s.is_empty())
             .unwrap_or_else(|| "local".into())
     });
+    if !args.from.is_empty() {
+        return calibrate_from(args, name);
+    }
     let effort = match (args.smoke, args.quick, args.duration) {
         (true, _, _) => calibrate::Effort::Smoke,
         (false, true, _) => calibrate::Effort::Quick,
@@ -346,6 +349,22 @@ pub fn calibrate(args: &CalibrateArgs) -> Result<()> {
         "{}",
         calibrate::summary(&done.calibration, &done.derived, &args.out)
     );
+    Ok(())
+}
+
+/// `tco-sim calibrate --from`: fit the base profile to measurements, write it, print the table.
+fn calibrate_from(args: &CalibrateArgs, name: String) -> Result<()> {
+    let opts = calibrate::fit::FromOptions {
+        from: args.from.clone(),
+        base: args.base.clone().unwrap_or_default(),
+        scenario: args.scenario.clone().unwrap_or_default(),
+        name,
+        allow_invalid: args.allow_invalid,
+    };
+    let done = calibrate::fit::run(&opts)?;
+    crate::output::write_atomic(&args.out, done.profile_toml.as_bytes())
+        .with_context(|| format!("writing {}", args.out.display()))?;
+    print!("{}", calibrate::fit::summary(&done, &args.out));
     Ok(())
 }
 

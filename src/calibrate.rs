@@ -15,8 +15,10 @@
 pub mod kernels;
 
 pub mod cpu;
+pub mod fit;
 pub mod measure;
 pub mod profile;
+pub mod runs;
 pub mod suite;
 
 use std::fmt::Write as _;
@@ -264,32 +266,40 @@ fn inputs(args: &Options) -> anyhow::Result<profile::ProfileInputs> {
     })
 }
 
-/// Load and validate `--base`: a path (`*.toml` or with a separator), a file in
-/// `./hardware-profiles/`, or a profile embedded in the binary. Errors are the profile
-/// loader's `InputError`s (unknown name with suggestions, bad field with line and column).
-pub fn load_base(reference: &str) -> anyhow::Result<ProfileFile> {
+/// The text of a profile named on the command line: a path (`*.toml` or with a separator), a
+/// file in `./hardware-profiles/`, or a profile embedded in the binary, with the name its file
+/// stem requires (none for a path). An unknown name gets the loader's error with suggestions.
+pub fn load_profile_file(reference: &str) -> anyhow::Result<(SourceFile, Option<String>)> {
     let is_path =
         reference.ends_with(".toml") || reference.contains('/') || reference.contains('\\');
     let local = Path::new("hardware-profiles").join(format!("{reference}.toml"));
-    let (src, expected) = if is_path {
-        (SourceFile::read(Path::new(reference))?, None)
+    if is_path {
+        Ok((SourceFile::read(Path::new(reference))?, None))
     } else if local.is_file() {
-        (SourceFile::read(&local)?, Some(reference))
+        Ok((SourceFile::read(&local)?, Some(reference.to_string())))
     } else if let Some(text) = embedded_text(reference) {
-        (
+        Ok((
             SourceFile::from_text(format!("embedded:{reference}"), text),
-            Some(reference),
-        )
+            Some(reference.to_string()),
+        ))
     } else {
         // Let the loader say what is available and what was probably meant.
         let search = ProfileSearch {
             dirs: vec![PathBuf::from("hardware-profiles")],
         };
-        return Err(search.load(reference, Path::new(".")).err().map_or_else(
-            || anyhow::anyhow!("cannot load --base {reference}"),
+        Err(search.load(reference, Path::new(".")).err().map_or_else(
+            || anyhow::anyhow!("cannot load profile {reference}"),
             anyhow::Error::from,
-        ));
-    };
+        ))
+    }
+}
+
+/// Load and validate `--base`: a path (`*.toml` or with a separator), a file in
+/// `./hardware-profiles/`, or a profile embedded in the binary. Errors are the profile
+/// loader's `InputError`s (unknown name with suggestions, bad field with line and column).
+pub fn load_base(reference: &str) -> anyhow::Result<ProfileFile> {
+    let (src, expected) = load_profile_file(reference)?;
+    let expected = expected.as_deref();
     let validated = Profile::from_source(&src, expected)?;
     if validated.kind != crate::hardware::UnitKind::Cpu {
         return Err(InputError::new(format!(
@@ -453,7 +463,7 @@ fn hostname() -> String {
 }
 
 /// Today's date in UTC, `YYYY-MM-DD`, from the system clock.
-fn today_utc() -> String {
+pub(crate) fn today_utc() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

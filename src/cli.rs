@@ -212,4 +212,18 @@ pub struct CalibrateArgs {
     /// The figures are cache-resident and mean nothing.
     #[arg(long, hide = true)]
     pub smoke: bool,
+
+    /// Fit --base's efficiencies and overhead to measured results instead of measuring this
+    /// machine: an MLPerf mlperf_log_summary.txt, a vLLM benchmark_serving JSON, or a CSV
+    /// (docs/calibrate.md). Repeat for more files; needs --base and --scenario.
+    #[arg(long, value_name = "FILE", requires_all = ["base", "scenario"], conflicts_with_all = ["quick", "duration", "smoke"])]
+    pub from: Vec<PathBuf>,
+
+    /// With --from: the scenario whose workload (and tier on --base, if any) was measured.
+    #[arg(long, value_name = "SCENARIO.toml", requires = "from")]
+    pub scenario: Option<PathBuf>,
+
+    /// With --from: fit an MLPerf run that LoadGen judged INVALID.
+    #[arg(long, requires = "from")]
+    pub allow_invalid: bool,
 }

@@ -21,6 +21,8 @@ const STAGES: &[(&str, &[&str])] = &[
     ("cost inputs", &["cost::inputs", "uncertainty::ranges"]),
     ("scenario", &["scenario"]),
     ("capacity", &["capacity", "accuracy"]),
+    // `calibrate --from` predicts measured points with the capacity stage's server model.
+    ("calibration fit", &["calibrate::fit"]),
     ("cost", &["cost"]),
     ("results", &["results", "uncertainty"]),
     ("report", &["report"]),
@@ -36,6 +38,8 @@ fn stage_of(path: &[String]) -> Option<usize> {
         "cost::inputs".to_string()
     } else if first == "uncertainty" && second == Some("ranges") {
         "uncertainty::ranges".to_string()
+    } else if first == "calibrate" && second == Some("fit") {
+        "calibrate::fit".to_string()
     } else {
         first.to_string()
     };

@@ -1,0 +1,267 @@
+//! `tco-sim calibrate --from`: fits from each format reproduce their figures, bad input gets a
+//! located error, and the issue's measurement — one Offline and one Server MLPerf summary of the
+//! same system — is reproduced within 5 % (issue 10, item 3). Data: tests/data/calibrate/README.md.
+
+use std::path::{Path, PathBuf};
+
+use tco_sim::calibrate::fit::{self, FromOptions, MAX_RMS};
+use tco_sim::calibrate::runs;
+use tco_sim::hardware::Profile;
+use tco_sim::input::SourceFile;
+
+const DATA: &str = "tests/data/calibrate";
+const H100: &str =
+    "tests/data/calibrate/mlperf-v4.0/closed/NVIDIA/results/DGX-H100_H100-SXM-80GBx8_TRT/resnet50";
+
+fn offline() -> PathBuf {
+    Path::new(H100).join("Offline/performance/run_1/mlperf_log_summary.txt")
+}
+fn server() -> PathBuf {
+    Path::new(H100).join("Server/performance/run_1/mlperf_log_summary.txt")
+}
+
+fn opts(from: Vec<PathBuf>, base: &str, scenario: &str) -> FromOptions {
+    FromOptions {
+        from,
+        base: base.into(),
+        scenario: Path::new(DATA).join(scenario),
+        name: "fitted".into(),
+        allow_invalid: false,
+    }
+}
+
+fn h100(from: Vec<PathBuf>) -> FromOptions {
+    opts(from, "hgx-h100-8x", "resnet50-h100.toml")
+}
+
+/// The written profile loads as any profile does, its fitted numbers measured and cited.
+fn check_profile(done: &fit::Fitted) -> Profile {
+    let src = SourceFile::from_text("fitted.toml", done.profile_toml.clone());
+    let p = Profile::from_source(&src, Some("fitted")).expect("the fitted profile validates");
+    for fp in done.params.iter().filter(|p| p.fitted) {
+        let n = tco_sim::hardware::numbers::PROFILE_NUMBERS
+            .iter()
+            .find(|n| n.key == fp.key)
+            .unwrap();
+        let c = n.get(&p).unwrap();
+        assert_eq!(c.basis, tco_sim::cite::Basis::Measured, "{}", fp.key);
+        assert!(c.source.key.starts_with("calibrate-from-"), "{c:?}");
+        assert!(c.note.as_deref().unwrap().contains("RMS relative error"));
+        assert!((c.value / fp.after - 1.0).abs() < 1e-9);
+    }
+    p
+}
+
+#[test]
+fn offline_and_server_summaries_are_both_reproduced_within_5_percent() {
+    let done = fit::run(&h100(vec![offline(), server()])).unwrap();
+    print!("{}", fit::summary(&done, Path::new("fitted.toml")));
+    assert_eq!(done.points.len(), 2);
+    assert_eq!(done.points[0].measured, 703_770.0);
+    assert_eq!(done.points[1].measured, 584_147.32);
+    for p in &done.points {
+        let err = p.after / p.measured - 1.0;
+        assert!(
+            err.abs() < 0.05,
+            "{}: {} vs {} ({err:+.3})",
+            p.point.label,
+            p.after,
+            p.measured
+        );
+    }
+    assert!(
+        done.rms_after < done.rms_before,
+        "{} {}",
+        done.rms_after,
+        done.rms_before
+    );
+    check_profile(&done);
+    // Server and Offline differ only through the batch overhead: both are fitted.
+    assert!(
+        done.params.iter().filter(|p| p.fitted).count() >= 2,
+        "{:?}",
+        done.params
+    );
+}
+
+#[test]
+fn an_offline_summary_alone_fits_its_figure() {
+    let done = fit::run(&h100(vec![offline()])).unwrap();
+    let p = &done.points[0];
+    assert!((p.after / 703_770.0 - 1.0).abs() < 0.01, "{}", p.after);
+    check_profile(&done);
+}
+
+#[test]
+fn a_csv_fits_its_figure() {
+    let done = fit::run(&h100(vec![
+        Path::new(DATA).join("resnet50-h100-offline.csv"),
+    ]))
+    .unwrap();
+    let p = &done.points[0];
+    assert_eq!(p.point.label, "batch 2048 req/s");
+    assert!((p.after / 703_770.0 - 1.0).abs() < 0.01, "{}", p.after);
+    check_profile(&done);
+}
+
+#[test]
+fn a_vllm_result_fits_its_saturated_throughput() {
+    // The all-at-once line: 37.76 req/s of ~999 + ~269 tokens over 4 replicas.
+    let text = std::fs::read_to_string(Path::new(DATA).join("vllm/results-base.json")).unwrap();
+    let inf = text.lines().nth(2).unwrap();
+    let dir = std::env::temp_dir().join("tco-sim-calibrate-from-vllm");
+    std::fs::create_dir_all(&dir).unwrap();
+    let one = dir.join("inf.json");
+    std::fs::write(&one, inf).unwrap();
+    let done = fit::run(&opts(
+        vec![one],
+        "tests/data/calibrate/l40s-4x.toml",
+        "llama32-3b-l40s.toml",
+    ))
+    .unwrap();
+    print!("{}", fit::summary(&done, Path::new("fitted.toml")));
+    let p = &done.points[0];
+    assert!((p.measured - 37.764).abs() < 0.01);
+    assert!((p.after / p.measured - 1.0).abs() < 0.02, "{}", p.after);
+    check_profile(&done);
+}
+
+#[test]
+fn the_vllm_file_reads_every_line_with_its_tokens() {
+    let r = runs::read(&Path::new(DATA).join("vllm/results-base.json"), false).unwrap();
+    assert_eq!(r.format, runs::Format::VllmJson);
+    assert_eq!(r.date.as_deref(), Some("2025-05-30"));
+    // Two Poisson rates x (TTFT, TPOT) + the saturated line.
+    assert_eq!(r.points.len(), 5);
+    assert_eq!(r.points[4].line, 3);
+    let (i, o) = r.points[4].tokens.unwrap();
+    assert!((i - 999.0).abs() < 1e-9 && (o - 241_786.0 / 900.0).abs() < 1e-9);
+    match &r.points[0].observed {
+        runs::Observed::MedianAtRate { rate, value_s, .. } => {
+            assert_eq!(*rate, 10.0);
+            assert!((value_s * 1e3 - 52.794).abs() < 1e-3);
+        }
+        o => panic!("{o:?}"),
+    }
+}
+
+fn write(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join("tco-sim-calibrate-from-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+fn err(o: &FromOptions) -> String {
+    format!("{:#}", fit::run(o).unwrap_err())
+}
+
+#[test]
+fn an_unknown_format_is_named() {
+    let p = write("notes.txt", "we ran it and it was fast\n");
+    let e = err(&h100(vec![p]));
+    assert!(
+        e.contains("notes.txt") && e.contains("unknown format"),
+        "{e}"
+    );
+    assert!(
+        e.contains("mlperf_log_summary.txt") && e.contains("CSV"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_missing_field_is_named_with_its_file() {
+    let text = std::fs::read_to_string(server())
+        .unwrap()
+        .replace("target_latency (ns): 15000000\n", "");
+    let dir = std::env::temp_dir().join("tco-sim-calibrate-from-bad/resnet50/Server");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("mlperf_log_summary.txt");
+    std::fs::write(&p, text).unwrap();
+    let e = err(&h100(vec![p]));
+    assert!(
+        e.contains("mlperf_log_summary.txt") && e.contains("target_latency (ns) is missing"),
+        "{e}"
+    );
+    // A bad value is located at its line.
+    let p = write("bad.csv", "model,batch,throughput_rps\nResNet-50,64,fast\n");
+    let e = err(&h100(vec![p]));
+    assert!(
+        e.contains("bad.csv:2:") && e.contains("`fast` is not a positive number"),
+        "{e}"
+    );
+    // A vLLM line without its throughput.
+    let p = write(
+        "v.json",
+        r#"{"model_id": "meta-llama/Llama-3.2-3B-Instruct", "request_rate": "inf", "max_concurrency": null, "completed": 10, "total_input_tokens": 100, "total_output_tokens": 100}"#,
+    );
+    let e = err(&opts(
+        vec![p],
+        "tests/data/calibrate/l40s-4x.toml",
+        "llama32-3b-l40s.toml",
+    ));
+    assert!(
+        e.contains("v.json:1:") && e.contains("request_throughput is missing"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_invalid_run_is_refused_unless_allowed() {
+    let text = std::fs::read_to_string(offline())
+        .unwrap()
+        .replace("Result is : VALID", "Result is : INVALID");
+    let dir = std::env::temp_dir().join("tco-sim-calibrate-from-invalid/resnet50/Offline");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("mlperf_log_summary.txt");
+    std::fs::write(&p, text).unwrap();
+    let e = err(&h100(vec![p.clone()]));
+    assert!(
+        e.contains(":8:") && e.contains("INVALID") && e.contains("--allow-invalid"),
+        "{e}"
+    );
+    let r = runs::read(&p, true).unwrap();
+    assert_eq!(r.points.len(), 1);
+}
+
+#[test]
+fn a_measurement_of_another_workload_is_refused() {
+    // The ResNet-50 summary against the Llama scenario.
+    let e = err(&opts(
+        vec![offline()],
+        "tests/data/calibrate/l40s-4x.toml",
+        "llama32-3b-l40s.toml",
+    ));
+    assert!(
+        e.contains("measures `ResNet-50`") && e.contains("Llama-3.2-3B"),
+        "{e}"
+    );
+    // A CSV naming its model on line 2.
+    let p = write("bert.csv", "model,batch,throughput_rps\nbert-base,8,1000\n");
+    let e = err(&h100(vec![p]));
+    assert!(
+        e.contains("bert.csv:2:") && e.contains("measures `bert-base`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_set_no_parameters_can_fit_is_refused_with_its_residuals() {
+    // Two Offline figures of the same system a factor of two apart.
+    let half = std::fs::read_to_string(offline())
+        .unwrap()
+        .replace("Samples per second: 703770", "Samples per second: 351885");
+    let dir = std::env::temp_dir().join("tco-sim-calibrate-from-unfit/resnet50/Offline");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("mlperf_log_summary.txt");
+    std::fs::write(&p, half).unwrap();
+    let e = err(&h100(vec![offline(), p]));
+    assert!(e.contains("no parameters fit these measurements"), "{e}");
+    assert!(
+        e.contains(&format!("{:.0} % bound", 100.0 * MAX_RMS)),
+        "{e}"
+    );
+    assert!(e.contains("Offline samples/s"), "{e}");
+}
