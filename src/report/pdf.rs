@@ -14,6 +14,7 @@
 
 pub mod content;
 pub mod layout;
+pub mod uncertainty;
 
 use krilla::Document;
 use krilla::color::rgb;
