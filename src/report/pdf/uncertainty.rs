@@ -76,8 +76,17 @@ pub fn section(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     } else if let Some(m) = Measure::of(r) {
         let shown = m.shown();
         let what = m.what();
-        l.heading("What moves the answer", 2, 80.0);
+        // Kept with the chart that follows it.
+        let keep = charts
+            .charts
+            .iter()
+            .find(|c| c.name == tornado::NAME)
+            .map_or(80.0, |c| {
+                CONTENT_W * c.tree.size().height() / c.tree.size().width() + 60.0
+            });
+        l.heading("What moves the answer", 2, keep);
         let header = if m.with_runner_up { "Margin" } else { "Cost" };
+        figure(l, charts, tornado::NAME);
         l.paragraph(
             &format!(
                 "{} ({}) at each input's low and high end, every other input at base; base {}. \
@@ -102,7 +111,6 @@ pub fn section(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
             INK,
             0.0,
         );
-        figure(l, charts, tornado::NAME);
         l.gap(3.0);
         let money = |x: Option<f64>| x.map_or(MISSING.to_string(), usd);
         let rows = shown
