@@ -184,10 +184,21 @@ fn latency_figures_appear_when_the_run_has_latency_data() {
         assert!(t.contains(want), "PDF text lacks {want:?}");
     }
     // Only the uncertainty charts are left out (this run has no uncertainty analysis).
-    for name in ["(latency)", "(latency-cdf)", "(design-day)"] {
-        assert!(!t.contains(name), "{name} listed as not shown");
+    let not_shown = &t[t
+        .find("Charts not shown")
+        .expect("the uncertainty charts are listed")..];
+    let not_shown = &not_shown[..not_shown
+        .find("Method and caveats")
+        .unwrap_or(not_shown.len())];
+    for name in ["(latency", "(design-day)", "(capacity)"] {
+        assert!(
+            !not_shown.contains(name),
+            "{name} listed as not shown: {not_shown}"
+        );
     }
-    assert!(t.contains("(tornado)") && t.contains("uncertainty analysis did not run"));
+    assert!(
+        not_shown.contains("(tornado)") && not_shown.contains("uncertainty analysis did not run")
+    );
 }
 
 #[test]
