@@ -6,7 +6,9 @@
 
 mod report_fixtures;
 
-use report_fixtures::{MIXED, degenerate, empty, from_toml, out_dir, shipped, with_latency};
+use report_fixtures::{
+    MIXED, SHIPPED, degenerate, empty, from_toml, out_dir, shipped, shipped_uncertain, with_latency,
+};
 use tco_sim::report::charts::{self, Chart, ChartSet};
 use usvg::roxmltree;
 
@@ -92,7 +94,14 @@ fn every_chart_parses_and_shows_its_series_and_labels() {
             "latency-cdf",
         ]
     );
-    assert!(set.skipped.is_empty(), "{:?}", set.skipped);
+    // Only the uncertainty charts are left out: this run has no uncertainty analysis attached.
+    assert!(
+        set.skipped
+            .iter()
+            .all(|s| s.name == "tornado" || s.name == "cost-distribution"),
+        "{:?}",
+        set.skipped
+    );
     for c in &set.charts {
         // The title is drawn and stored as the SVG's <title>; usvg parsed it (the tree exists).
         assert!(
@@ -178,6 +187,32 @@ fn every_chart_parses_and_shows_its_series_and_labels() {
     );
 }
 
+/// No text of chart `c` overlaps other text or leaves the canvas.
+fn assert_text_fits(tag: &str, c: &Chart) {
+    let boxes = glyph_boxes(&c.tree);
+    assert!(boxes.len() > 5, "{tag}/{}: {} texts", c.name, boxes.len());
+    let size = c.tree.size();
+    for (i, (ta, a)) in boxes.iter().enumerate() {
+        assert!(
+            a.left() >= 0.0
+                && a.top() >= 0.0
+                && a.right() <= size.width()
+                && a.bottom() <= size.height(),
+            "{tag}/{}: {ta:?} is cut off at {a:?}",
+            c.name
+        );
+        for (tb, b) in &boxes[i + 1..] {
+            let overlap_x = a.right().min(b.right()) - a.left().max(b.left());
+            let overlap_y = a.bottom().min(b.bottom()) - a.top().max(b.top());
+            assert!(
+                overlap_x <= 0.5 || overlap_y <= 0.5,
+                "{tag}/{}: {ta:?} {a:?} overlaps {tb:?} {b:?}",
+                c.name
+            );
+        }
+    }
+}
+
 #[test]
 fn no_text_overlaps_other_text_or_leaves_the_canvas() {
     for (tag, r) in [
@@ -187,29 +222,168 @@ fn no_text_overlaps_other_text_or_leaves_the_canvas() {
         ("starter", shipped("starter")),
     ] {
         for c in render(&r).charts {
-            let boxes = glyph_boxes(&c.tree);
-            assert!(boxes.len() > 5, "{tag}/{}: {} texts", c.name, boxes.len());
-            let size = c.tree.size();
-            for (i, (ta, a)) in boxes.iter().enumerate() {
-                assert!(
-                    a.left() >= 0.0
-                        && a.top() >= 0.0
-                        && a.right() <= size.width()
-                        && a.bottom() <= size.height(),
-                    "{tag}/{}: {ta:?} is cut off at {a:?}",
-                    c.name
-                );
-                for (tb, b) in &boxes[i + 1..] {
-                    let overlap_x = a.right().min(b.right()) - a.left().max(b.left());
-                    let overlap_y = a.bottom().min(b.bottom()) - a.top().max(b.top());
-                    assert!(
-                        overlap_x <= 0.5 || overlap_y <= 0.5,
-                        "{tag}/{}: {ta:?} {a:?} overlaps {tb:?} {b:?}",
-                        c.name
-                    );
-                }
+            assert_text_fits(tag, &c);
+        }
+    }
+}
+
+/// The shipped scenarios with the uncertainty analysis, as `tco-sim run` makes them (200
+/// samples instead of 1,000, to keep the test quick).
+fn shipped_with_uncertainty() -> Vec<(&'static str, tco_sim::results::RunResults)> {
+    SHIPPED
+        .iter()
+        .map(|n| (*n, shipped_uncertain(n, 200)))
+        .collect()
+}
+
+#[test]
+fn tornado_and_distribution_charts_fit_and_say_what_the_analysis_found() {
+    for (tag, r) in shipped_with_uncertainty() {
+        let set = render(&r);
+        // Report order: the uncertainty charts come first (the PDF's "How sure is this?").
+        let names: Vec<&str> = set.charts.iter().map(|c| c.name.as_str()).collect();
+        let s = r
+            .sensitivity
+            .as_ref()
+            .unwrap_or_else(|| panic!("{tag}: no sensitivity"));
+        let shown: Vec<_> = s
+            .tornado
+            .iter()
+            .filter(|x| x.swing_usd > 0.0)
+            .take(12)
+            .collect();
+        let d = chart(&set, "cost-distribution");
+        assert_text_fits(tag, d);
+        if shown.is_empty() {
+            // Seed 004 counts none of the costs its estimates feed: nothing to draw, and why.
+            let skip = set.skipped.iter().find(|x| x.name == "tornado").expect(tag);
+            assert!(
+                skip.reason.contains("moves the ranking figure"),
+                "{tag}: {skip:?}"
+            );
+            assert_eq!(names[0], "cost-distribution", "{tag}");
+        } else {
+            assert_eq!(&names[..2], ["tornado", "cost-distribution"], "{tag}");
+        }
+        check_distribution(tag, &r, d);
+        if shown.is_empty() {
+            continue;
+        }
+        let t = chart(&set, "tornado");
+        assert_text_fits(tag, t);
+
+        // Tornado: the rows drawn are the widest swings, in order, and the title names the top.
+        assert!(
+            shown.windows(2).all(|w| w[0].swing_usd >= w[1].swing_usd),
+            "{tag}"
+        );
+        let texts = svg_texts(t);
+        let field = |input: &str| -> String {
+            // The label drawn for a row is the field after its tier (or `costs.`, …).
+            let rest = input.strip_prefix("tier.").map_or(input, |rest| {
+                r.tiers
+                    .iter()
+                    .filter_map(|tr| rest.strip_prefix(&format!("{}.", tr.name)))
+                    .min_by_key(|f| f.len())
+                    .unwrap_or(rest)
+            });
+            if input.starts_with("tier.") {
+                rest.to_string()
+            } else {
+                rest.split_once('.').map_or(rest, |(_, f)| f).to_string()
+            }
+        };
+        let mut at = 0;
+        for row in &shown {
+            let f = field(&row.input);
+            let pos = texts[at..]
+                .iter()
+                .position(|x| *x == f)
+                .unwrap_or_else(|| panic!("{tag}: row {f:?} not drawn after {at} in {texts:?}"));
+            at += pos + 1;
+        }
+        assert!(
+            t.title.contains(&field(&shown[0].input)),
+            "{tag}: {}",
+            t.title
+        );
+        let flips = s.flip_points.iter().any(|f| f.flips);
+        assert_eq!(
+            t.title
+                .contains("nothing within its range flips the choice"),
+            !flips,
+            "{tag}: {}",
+            t.title
+        );
+        // Every value at a bar end is labelled.
+        for row in &shown {
+            for v in [row.low_value, row.high_value] {
+                let label = tco_sim::format::figures3(v);
+                assert!(texts.contains(&label), "{tag}: {label} not in {texts:?}");
             }
         }
+        assert!(
+            t.caption
+                .contains(&format!("of {} uncertain inputs", s.tornado.len()))
+                || t.caption.contains(&format!("All {}", s.tornado.len())),
+            "{tag}: {}",
+            t.caption
+        );
+    }
+}
+
+/// The distribution chart's title gives the recommended option's p_cheapest, its label too,
+/// and every option that is ever the cheapest is drawn.
+fn check_distribution(tag: &str, r: &tco_sim::results::RunResults, d: &Chart) {
+    use tco_sim::format::{count, percent};
+    let u = r.uncertainty.as_ref().expect("uncertainty");
+    // Distribution: the probability in the title is the recommended option's p_cheapest.
+    let rec = r.recommendation.as_ref().unwrap();
+    let best = u
+        .options
+        .iter()
+        .find(|o| o.tier == rec.best.tier && o.option == rec.best.option)
+        .unwrap();
+    assert!(
+        d.title.contains(&format!(
+            "in {}",
+            tco_sim::report::charts::distribution::share(best.p_cheapest)
+        )) && d
+            .title
+            .contains(&format!("of {} samples", count(u.samples))),
+        "{tag}: {} (p_cheapest {})",
+        d.title,
+        best.p_cheapest
+    );
+    let dtexts = svg_texts(d);
+    assert!(
+        dtexts
+            .iter()
+            .any(|x| x.starts_with(&format!("cheapest in {}", percent(best.p_cheapest, 1)))),
+        "{tag}: {dtexts:?}"
+    );
+    // Every option that is ever the cheapest is drawn.
+    for o in u.options.iter().filter(|o| o.p_cheapest > 0.0) {
+        assert!(
+            dtexts.iter().any(|x| x.contains(&o.option.to_string())),
+            "{tag}: {} {} missing",
+            o.tier,
+            o.option
+        );
+    }
+}
+
+#[test]
+fn uncertainty_charts_are_skipped_with_the_reason_when_the_analysis_did_not_run() {
+    let set = render(&shipped("starter"));
+    for name in ["tornado", "cost-distribution"] {
+        assert!(set.charts.iter().all(|c| c.name != name));
+        let s = set.skipped.iter().find(|s| s.name == name).expect(name);
+        assert!(
+            s.reason.contains("uncertainty analysis did not run"),
+            "{}",
+            s.reason
+        );
     }
 }
 
@@ -336,4 +510,32 @@ fn same_results_give_the_same_bytes() {
             std::fs::write(dir.join(format!("{}.png", c.name)), png).unwrap();
         }
     }
+}
+
+/// The README's tornado picture, `docs/tornado.svg`, is this code's chart of a shipped scenario
+/// (h100-current-prices, analytic sizing), and its finding is still the chart's:
+/// `BLESS=1 cargo test --test report_charts docs_tornado` writes it again.
+#[test]
+fn docs_tornado_svg_is_drawn_by_the_code_and_still_true() {
+    let path = report_fixtures::repo("docs/tornado.svg");
+    let r = shipped_uncertain("h100-current-prices", tco_sim::uncertainty::DEFAULT_SAMPLES);
+    let set = render(&r);
+    let c = chart(&set, "tornado");
+    if std::env::var_os("BLESS").is_some() {
+        std::fs::write(&path, &c.svg).expect("write docs/tornado.svg");
+    }
+    let svg = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "docs/tornado.svg (the README's picture) is missing ({e}): \
+             BLESS=1 cargo test --test report_charts docs_tornado writes it"
+        )
+    });
+    usvg::Tree::from_str(&svg, &charts::usvg_options()).expect("docs/tornado.svg parses");
+    let title = format!("<title>{}</title>", c.title.replace('&', "&amp;"));
+    assert!(
+        svg.contains(&title),
+        "docs/tornado.svg no longer shows what the chart finds ({}): \
+         BLESS=1 cargo test --test report_charts docs_tornado writes it again",
+        c.title
+    );
 }

@@ -78,8 +78,9 @@ fn pdf_opens_on_a4_with_numbered_pages_embedded_font_and_the_run_in_its_text() {
     let r = shipped("h100-current-prices");
     let file = write_pdf(&r, dir.path(), "report.pdf");
     let n = pages(&file);
-    // The assumptions pages grow with the cost inputs (the on-prem policies added eleven).
-    assert!((8..=18).contains(&n), "{n} pages");
+    // The assumptions pages grow with the cost inputs (the on-prem policies added eleven); this
+    // run has no uncertainty analysis, so "How sure is this?" is one short page.
+    assert!((8..=19).contains(&n), "{n} pages");
     let info = poppler("pdfinfo", &[], &file);
     assert!(info.contains("595.28 x 841.89 pts (A4)"), "{info}");
     assert!(info.contains(&r.scenario.name), "{info}");
@@ -182,7 +183,22 @@ fn latency_figures_appear_when_the_run_has_latency_data() {
     ] {
         assert!(t.contains(want), "PDF text lacks {want:?}");
     }
-    assert!(!t.contains("Charts not shown"));
+    // Only the uncertainty charts are left out (this run has no uncertainty analysis).
+    let not_shown = &t[t
+        .find("Charts not shown")
+        .expect("the uncertainty charts are listed")..];
+    let not_shown = &not_shown[..not_shown
+        .find("Method and caveats")
+        .unwrap_or(not_shown.len())];
+    for name in ["(latency", "(design-day)", "(capacity)"] {
+        assert!(
+            !not_shown.contains(name),
+            "{name} listed as not shown: {not_shown}"
+        );
+    }
+    assert!(
+        not_shown.contains("(tornado)") && not_shown.contains("uncertainty analysis did not run")
+    );
 }
 
 #[test]
@@ -568,4 +584,81 @@ fn letter_paper_is_letter() {
     let n = pages(&file);
     let raw = poppler("pdftotext", &[], &file);
     assert!(raw.contains(&format!("page {n} of {n}")));
+/// `tco-sim run`'s "How sure is this?" section: after the executive summary and before the
+/// assumptions, with the recommendation sentence, the tornado rows, the flip points, the Monte
+/// Carlo table, both charts and the method, each figure as results.json has it.
+#[test]
+fn how_sure_section_shows_the_analysis_as_results_json_has_it() {
+    use tco_sim::format::percent;
+    let (dir, _tmp) = out_dir("pdf-uncertainty");
+    let out = dir.join("run");
+    run(
+        &repo("scenarios/h100-current-prices.toml"),
+        &out,
+        &["-q", "--analytic", "--samples", "300"],
+    )
+    .success();
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("results.json")).unwrap()).unwrap();
+    let t = text(&out.join("report.pdf"));
+    let at = |want: &str| {
+        t.find(want)
+            .unwrap_or_else(|| panic!("PDF text lacks {want:?}"))
+    };
+    // After the summary's tables, before the assumptions (the contents list names it first).
+    let section = at("What moves the answer");
+    assert!(at("Cost by tier and option") < section);
+    assert!(section < at("Every input the run used"));
+    let f = |v: &serde_json::Value| v.as_f64().expect("a number");
+    let sentence = json["recommendation"]["sentence"].as_str().unwrap();
+    assert!(sentence.contains("cheapest in"), "{sentence}");
+    assert!(t[at("How sure is this? ") + 1..].contains(sentence));
+    // The tornado rows drawn (swing > 0, at most 12): swing and margins at both ends.
+    let rows: Vec<&serde_json::Value> = json["sensitivity"]["tornado"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| f(&r["swing_usd"]) > 0.0)
+        .take(12)
+        .collect();
+    assert!(rows.len() >= 3);
+    for r in &rows {
+        for k in ["swing_usd", "difference_low_usd", "difference_high_usd"] {
+            let v = usd(f(&r[k]));
+            assert!(t[section..].contains(&v), "{} {k} {v}", r["input"]);
+        }
+    }
+    // Every flip point that flips, with its verdict; the others say they do not.
+    let flips = json["sensitivity"]["flip_points"].as_array().unwrap();
+    assert!(
+        flips.iter().any(|x| x["flips"] == true),
+        "h100 flips on its purchase price"
+    );
+    for x in flips.iter().filter(|x| x["flips"] == true) {
+        assert!(t[section..].contains(x["verdict"].as_str().unwrap()));
+    }
+    assert!(t[section..].contains("does not flip within its range"));
+    // The Monte Carlo table: every option's P10/P50/P90 and P(cheapest).
+    let u = &json["uncertainty"];
+    for o in u["options"].as_array().unwrap() {
+        for k in ["npv_p10", "npv_p50", "npv_p90"] {
+            assert!(t[section..].contains(&usd(f(&o[k]))), "{} {k}", o["option"]);
+        }
+        assert!(t[section..].contains(&percent(f(&o["p_cheapest"]), 1)));
+    }
+    // Both charts, in the section, and the method.
+    for want in [
+        "Figure 1 (tornado)",
+        "Figure 2 (cost-distribution)",
+        "Runner-up − recommended, net present cost (USD)",
+        "moves the margin most",
+        "300 samples",
+        u["method"].as_str().unwrap(),
+        "AACE International Class 4",
+        "Latin hypercube",
+    ] {
+        assert!(t[section..].contains(want), "section lacks {want:?}");
+    }
+    // The charts section does not draw them again.
+    assert_eq!(t.matches("Figure 1 (tornado)").count(), 1);
 }

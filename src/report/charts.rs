@@ -6,10 +6,14 @@
 //! uses the Okabe–Ito palette plus marker shapes, and labels its axes with units. A chart
 //! without data is not drawn: [`ChartSet::skipped`] says which and why, and the PDF prints it.
 //!
-//! The charts, in report order:
+//! The charts, in report order (the first two are the PDF's "How sure is this?" section, right
+//! after the executive summary; they are skipped, with the reason, when the uncertainty analysis
+//! did not run):
 //!
 //! | file | answers |
 //! |---|---|
+//! | `tornado` | which uncertain inputs move the margin over the runner-up most, and whether any flips the choice |
+//! | `cost-distribution` | how each contending option's cost spreads when every uncertain input varies, and how often it is the cheapest |
 //! | `cumulative-cost` | which option is cheapest over the horizon, and when buying pays off |
 //! | `break-even` | at what daily use owning beats renting |
 //! | `cost-per-million` | what a million requests cost on each option |
@@ -23,10 +27,12 @@ mod break_even;
 mod breakdown;
 mod capacity;
 mod cumulative;
+pub mod distribution;
 pub mod draw;
 mod latency;
 mod line;
 mod per_million;
+pub mod tornado;
 
 use rayon::prelude::*;
 
@@ -119,7 +125,9 @@ type Builder = fn(&Context<'_>) -> Result<Built, ChartError>;
 pub fn render_all(results: &RunResults) -> Result<ChartSet, ChartError> {
     fonts::register_for_plotters();
     let ctx = Context::new(results);
-    let builders: [Builder; 8] = [
+    let builders: [Builder; 10] = [
+        tornado::tornado,
+        distribution::distribution,
         cumulative::cumulative,
         break_even::break_even,
         per_million::per_million,

@@ -15,6 +15,7 @@
 pub mod cashflow;
 pub mod content;
 pub mod layout;
+pub mod uncertainty;
 
 use krilla::Document;
 use krilla::color::rgb;

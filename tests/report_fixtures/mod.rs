@@ -22,6 +22,16 @@ pub fn shipped(name: &str) -> RunResults {
     tco_sim::results::plan(&s, Method::Analytic, &|_, _| {}).expect("scenario plans")
 }
 
+/// A shipped scenario, planned as `shipped` plans it, with the uncertainty analysis attached
+/// as `tco-sim run` attaches it (`samples` Monte Carlo samples; fewer than the default keeps
+/// the tests quick).
+pub fn shipped_uncertain(name: &str, samples: u32) -> RunResults {
+    let s = Scenario::load(&repo(&format!("scenarios/{name}.toml"))).expect("scenario loads");
+    let mut r = tco_sim::results::plan(&s, Method::Analytic, &|_, _| {}).expect("scenario plans");
+    tco_sim::uncertainty::attach(&s, &mut r, Method::Analytic, samples);
+    r
+}
+
 /// Every shipped scenario, by file stem.
 pub const SHIPPED: [&str; 6] = [
     "azure-trace-llama8b",

@@ -35,6 +35,7 @@ pub fn lay_out_on(
     let contents_page = l.page();
     l.new_page();
     summary(&mut l, r, charts);
+    super::uncertainty::section(&mut l, r, charts);
     super::cashflow::section(&mut l, r);
     assumptions(&mut l, r);
     figures(&mut l, charts);
@@ -804,6 +805,9 @@ fn figures(l: &mut Layout, charts: &ChartSet) {
         l.paragraph("This run has no data to chart.", BODY, false, INK, 0.0);
     }
     for (i, c) in charts.charts.iter().enumerate() {
+        if super::uncertainty::CHARTS.contains(&c.name.as_str()) {
+            continue; // placed in "How sure is this?"
+        }
         let size = c.tree.size();
         let aspect = size.height() / size.width();
         let caption = format!("Figure {} ({}). {}", i + 1, c.name, c.caption);
