@@ -220,6 +220,18 @@ pub fn ms(seconds: f64) -> String {
     with_unit(grouped(m, decimals_by_size(m)), "ms")
 }
 
+/// A duration in the unit a reader expects: milliseconds below a second ("200 ms",
+/// "56.0 ms"), seconds from one second on ("1.49 s", "60 s", "19.2 s").
+pub fn duration(seconds: f64) -> String {
+    if seconds.abs() < 1.0 {
+        ms(seconds)
+    } else {
+        let whole = (seconds - seconds.round()).abs() < 1e-9;
+        let d = if whole { 0 } else { decimals_by_size(seconds) };
+        with_unit(grouped(seconds, d), "s")
+    }
+}
+
 /// A request rate: "1,142 req/s", "12.5 req/s", "0.35 req/s", "0 req/s".
 pub fn rps(v: f64) -> String {
     with_unit(rate(v), "req/s")
