@@ -119,6 +119,51 @@ impl TierResult {
     pub fn meets_slo(&self) -> bool {
         self.infeasible.is_none() && self.capacity.iter().all(|c| c.stop.meets_slo())
     }
+
+    /// The fleet's capacity in year `c` \[req/s\]: units planned × one unit's roofline
+    /// throughput at full load.
+    pub fn capacity_rps(&self, c: &CapacityYear) -> f64 {
+        c.units as f64 * self.unit_throughput_rps
+    }
+
+    /// **Utilization**, the one definition every output uses: the offered load at the design
+    /// (busiest) hour ÷ the fleet's capacity ([`TierResult::capacity_rps`]), a fraction printed
+    /// as a percentage. Zero for a fleet with no capacity. Not the simulator's busy fraction: a
+    /// batching server is "busy" whenever one request is in flight, at any load.
+    pub fn utilization(&self, c: &CapacityYear) -> f64 {
+        let cap = self.capacity_rps(c);
+        if cap > 0.0 { c.peak_rps / cap } else { 0.0 }
+    }
+
+    /// The highest offered load the last year's planned fleet carries within the SLO bound on
+    /// end-to-end latency, read off the simulated latency-against-load curve (linear between
+    /// simulated points) \[req/s\]: `None` without a curve or a bound, or when the bound is
+    /// broken at every load simulated; the last load simulated when it is never broken.
+    pub fn slo_limit_rps(&self, percentile: f64, bound_s: Option<f64>) -> Option<f64> {
+        let bound = bound_s?;
+        let value = |l: &LoadPoint| match percentile {
+            p if p < 72.5 => l.p50_s,
+            p if p < 97.0 => l.p95_s,
+            _ => l.p99_s,
+        };
+        let mut curve: Vec<&LoadPoint> = self
+            .latency_curve
+            .iter()
+            .filter(|l| l.offered_rps.is_finite())
+            .collect();
+        curve.sort_by(|a, b| a.offered_rps.total_cmp(&b.offered_rps));
+        let Some(bad) = curve.iter().position(|l| value(l) > bound) else {
+            return curve.last().map(|l| l.offered_rps);
+        };
+        let (a, b) = (curve.get(bad.checked_sub(1)?)?, curve[bad]);
+        let (va, vb) = (value(a), value(b));
+        let t = if vb > va {
+            ((bound - va) / (vb - va)).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        Some(a.offered_rps + t * (b.offered_rps - a.offered_rps))
+    }
 }
 
 /// One row/column pair of the break-even table: an on-prem tier against a cloud option, both

@@ -235,8 +235,11 @@ fn h100_current_prices_table_chart_and_recommendation_agree() {
         chart.title
     );
     assert!(chart.title.contains("cheapest as the fleets run"));
+    // Drawn: on-prem, the cheapest on-demand and the cheapest reservation (reserved-3y, the
+    // runner-up); reserved-1y is dearer than reserved-3y and the caption says it is left out.
     let dots = chart.svg.matches("r=\"6\"").count();
-    assert_eq!(dots, 1 + r.break_even.len(), "{dots} operating points");
+    assert_eq!(dots, 3, "{dots} operating points");
+    assert!(chart.caption.contains("left out") && chart.caption.contains("reserved-1y"));
     let op = option(&r, &rec.best.tier, DeploymentOption::OnPrem);
     assert!(
         chart
@@ -317,7 +320,9 @@ fn cross_hardware_rows_are_labelled_with_the_fleets_they_compare() {
         text.contains("Other hardware: 2 on-prem servers vs"),
         "{text}"
     );
-    assert!(text.contains("NVIDIA L4 g6.xlarge · on-demand *"), "{text}");
+    // Only the lines drawn (recommended, runner-up, cheapest per kind) appear; L4 is drawn
+    // by its cheapest option.
+    assert!(text.contains("NVIDIA L4 g6.xlarge · hybrid-3y *"), "{text}");
     assert!(!text.contains("AWS p5.48xlarge · on-demand *"), "{text}");
 }
 

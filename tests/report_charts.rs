@@ -156,7 +156,7 @@ fn every_chart_parses_and_shows_its_series_and_labels() {
     );
     assert_has(
         chart(&set, "capacity"),
-        &["peak traffic (busiest hour)", "Requests per second", "Year"],
+        &["design peak traffic", "Requests", "Year"],
     );
     assert_has(
         chart(&set, "design-day"),
@@ -538,4 +538,318 @@ fn docs_tornado_svg_is_drawn_by_the_code_and_still_true() {
          BLESS=1 cargo test --test report_charts docs_tornado writes it again",
         c.title
     );
+}
+/// Every shipped scenario as planned, and again with simulator-shaped latency data so that the
+/// latency charts are drawn too.
+fn every_shipped() -> Vec<(String, tco_sim::results::RunResults)> {
+    let mut out = vec![];
+    for name in report_fixtures::SHIPPED {
+        let r = shipped(name);
+        out.push((format!("{name}+latency"), with_latency(r.clone())));
+        out.push((name.to_string(), r));
+    }
+    out
+}
+
+#[test]
+fn no_title_is_cut_and_no_text_overlaps_in_any_shipped_scenario() {
+    for (tag, r) in every_shipped() {
+        for c in render(&r).charts {
+            let texts = svg_texts(&c);
+            // The title is drawn whole, on as many lines as it takes, at the top.
+            let whole = (1..=texts.len()).any(|k| texts[..k].join(" ") == c.title);
+            assert!(
+                whole && !c.title.contains('…'),
+                "{tag}/{}: title {:?} is not drawn whole: {:?}",
+                c.name,
+                c.title,
+                &texts[..texts.len().min(4)]
+            );
+            let boxes = glyph_boxes(&c.tree);
+            let size = c.tree.size();
+            for (i, (ta, a)) in boxes.iter().enumerate() {
+                assert!(
+                    a.left() >= 0.0
+                        && a.top() >= 0.0
+                        && a.right() <= size.width()
+                        && a.bottom() <= size.height(),
+                    "{tag}/{}: {ta:?} is cut off at {a:?}",
+                    c.name
+                );
+                for (tb, b) in &boxes[i + 1..] {
+                    let overlap_x = a.right().min(b.right()) - a.left().max(b.left());
+                    let overlap_y = a.bottom().min(b.bottom()) - a.top().max(b.top());
+                    assert!(
+                        overlap_x <= 0.5 || overlap_y <= 0.5,
+                        "{tag}/{}: {ta:?} {a:?} overlaps {tb:?} {b:?}",
+                        c.name
+                    );
+                }
+            }
+            // Durations are written in seconds from a second on, sizes never as powers of ten.
+            for t in &texts {
+                let thousands_of_ms = t
+                    .split(" ms")
+                    .next()
+                    .filter(|_| t.contains(" ms"))
+                    .and_then(|head| head.rsplit(' ').next())
+                    .is_some_and(|n| n.contains(','));
+                assert!(
+                    !thousands_of_ms && !t.contains("× 10"),
+                    "{tag}/{}: {t:?} should be in s / GB",
+                    c.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn cost_charts_draw_few_distinct_lines_and_say_what_is_left_out() {
+    for name in report_fixtures::SHIPPED {
+        let r = shipped(name);
+        let set = render(&r);
+        let cum = chart(&set, "cumulative-cost");
+        let costed: usize = r
+            .tiers
+            .iter()
+            .map(|t| t.options.iter().filter(|o| !o.yearly.is_empty()).count())
+            .sum();
+        // Legend entries are the lines: at most the recommended, the runner-up and one per kind.
+        let legend: Vec<String> = svg_texts(cum)
+            .into_iter()
+            .filter(|t| {
+                r.tiers.iter().any(|tier| {
+                    tier.options
+                        .iter()
+                        .any(|o| t.ends_with(&o.option.to_string()) && !t.contains(':'))
+                })
+            })
+            .collect();
+        assert!(
+            !legend.is_empty() && legend.len() <= 7,
+            "{name}: {legend:?}"
+        );
+        let mut seen = legend.clone();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(
+            seen.len(),
+            legend.len(),
+            "{name}: a label twice: {legend:?}"
+        );
+        // Each drawn line has its own colour: the stroke colours of the wide lines differ.
+        let strokes = wide_strokes(&cum.svg);
+        assert!(
+            strokes.len() >= legend.len().min(costed),
+            "{name}: {} colours for {} lines",
+            strokes.len(),
+            legend.len()
+        );
+        // The recommended option is drawn (by its name, or inside a merged "A = B" label).
+        if let Some(rec) = &r.recommendation {
+            assert!(
+                legend
+                    .iter()
+                    .any(|l| l.contains(&rec.best.option.to_string())),
+                "{name}: {legend:?}"
+            );
+        }
+        let shown_options: usize = legend.iter().map(|l| l.matches(" = ").count() + 1).sum();
+        if shown_options < costed {
+            assert!(
+                cum.caption.contains("left out") && cum.caption.contains("cheapest option of each"),
+                "{name}: {}",
+                cum.caption
+            );
+        }
+    }
+}
+
+/// Distinct stroke colours of the 3-unit-wide lines (the series) of a chart.
+fn wide_strokes(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let mut out: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.attribute("stroke-width") == Some("3"))
+        .filter_map(|n| n.attribute("stroke").map(str::to_string))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+#[test]
+fn the_breakdown_nets_resale_below_zero_and_its_share_is_of_the_spending() {
+    let r = shipped("h100-current-prices");
+    let set = render(&r);
+    let t = r
+        .tiers
+        .iter()
+        .find(|t| {
+            t.options
+                .iter()
+                .any(|o| o.yearly.iter().any(|y| y.resale_usd > 0.0))
+        })
+        .expect("h100-current-prices resells hardware");
+    let c = chart(
+        &set,
+        &format!("cost-breakdown-{}", charts::draw::slug(&t.name)),
+    );
+    assert_has(c, &["resale credit (below zero)"]);
+    let o = &t.options[0];
+    // Each year's label is its net total; the stack's parts (positive less the credit) net to it.
+    for y in &o.yearly {
+        assert_has(c, &[&tco_sim::format::usd_compact(y.total_usd)]);
+        let parts = y.capex_usd
+            + y.maintenance_usd
+            + y.energy_usd
+            + y.space_usd
+            + y.staff_usd
+            + y.cloud_usd
+            + y.prepaid_usd
+            + y.egress_usd
+            + y.software_usd
+            + y.engineering_usd
+            + y.network_usd
+            + y.storage_usd
+            + y.support_usd;
+        assert!(
+            (parts - y.resale_usd - y.total_usd).abs() < 0.01,
+            "year {}",
+            y.year
+        );
+    }
+    // The title's capex share is of the spending before the credit.
+    let capex: f64 = o.yearly.iter().map(|y| y.capex_usd).sum();
+    let gross: f64 = o.yearly.iter().map(|y| y.total_usd + y.resale_usd).sum();
+    let share = tco_sim::format::percent(capex / gross, 0);
+    assert!(
+        c.title
+            .contains(&format!("{share} of the 5-year spending goes to capex")),
+        "{} (expected {share})",
+        c.title
+    );
+}
+
+#[test]
+fn charts_quote_the_results_figures() {
+    for name in ["llama70b-chat", "seed-8xh100", "starter"] {
+        let r = with_latency(shipped(name));
+        let set = render(&r);
+        let s = &r.scenario;
+        for t in r.tiers.iter().filter(|t| !t.latency_curve.is_empty()) {
+            let lat = chart(&set, &format!("latency-{}", charts::draw::slug(&t.name)));
+            let last = t.capacity.last().unwrap();
+            // The SLO limit: one computation for the latency title and the capacity chart.
+            if let Some(limit) = t.slo_limit_rps(s.slo_percentile, s.slo_latency_s) {
+                let v = tco_sim::format::rps(limit);
+                let u = tco_sim::format::percent(limit / t.capacity_rps(last), 0);
+                let fully = lat.title.contains("at every load simulated");
+                assert!(
+                    fully || lat.title.contains(&format!("up to {v} ({u} utilization)")),
+                    "{name}: {} (expected {v}, {u})",
+                    lat.title
+                );
+                if !t.capacity.is_empty() && r.tiers.len() <= 3 {
+                    assert_has(chart(&set, "capacity"), &[&format!("SLO limit {v}")]);
+                }
+            }
+            // The planned fleet at the peak is the fleet table's figure.
+            if let Some(l) = &last.latency {
+                assert_has(
+                    lat,
+                    &[&format!(
+                        "plan: {} {}",
+                        tco_sim::format::percentile(s.slo_percentile),
+                        tco_sim::format::duration(l.slo_percentile_s)
+                    )],
+                );
+            }
+            // The contract's bound is drawn, in seconds from a second on.
+            if let Some(b) = s.slo_latency_s {
+                assert_has(lat, &[&format!("≤ {}", tco_sim::format::duration(b))]);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_slo_label_never_sits_across_the_peak_rule() {
+    for (tag, r) in every_shipped() {
+        for c in render(&r)
+            .charts
+            .iter()
+            .filter(|c| c.name.starts_with("latency-") && c.name != "latency-cdf")
+        {
+            let boxes = glyph_boxes(&c.tree);
+            let find = |p: &str| boxes.iter().find(|(t, _)| t.starts_with(p)).map(|b| b.1);
+            let (Some(slo), Some(peak)) = (find("SLO: "), find("year-")) else {
+                continue;
+            };
+            // The peak label sits 5 units right (or left) of its rule.
+            let rule_x = [peak.left() - 5.0, peak.right() + 5.0];
+            for x in rule_x {
+                let inside_x = slo.left() < x && x < slo.right();
+                assert!(
+                    !inside_x
+                        || (peak.left() - slo.right()).abs() < 12.0
+                        || (slo.left() - peak.right()).abs() < 12.0,
+                    "{tag}/{}: the SLO label {slo:?} spans the peak rule at x = {x}",
+                    c.name
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_wide_range_of_request_rates_gets_a_log_axis() {
+    // starter: one NVIDIA L4 carries ten times the traffic.
+    let r = shipped("starter");
+    let cap = r
+        .tiers
+        .iter()
+        .flat_map(|t| t.capacity.iter().map(move |c| t.capacity_rps(c)))
+        .fold(0.0, f64::max);
+    let peak = r.tiers[0]
+        .capacity
+        .iter()
+        .map(|c| c.mean_rps)
+        .fold(f64::INFINITY, f64::min);
+    assert!(cap > 10.0 * peak, "{cap} {peak}");
+    let set = render(&r);
+    assert_has(
+        chart(&set, "capacity"),
+        &["Requests/s (log scale)", "1,000"],
+    );
+    // llama70b-chat: peak traffic and capacity within ten times (6 to 53.6 req/s): linear.
+    let set = render(&shipped("llama70b-chat"));
+    let texts = svg_texts(chart(&set, "capacity"));
+    assert!(texts.iter().all(|t| !t.contains("log scale")), "{texts:?}");
+}
+
+#[test]
+fn utilization_is_one_figure_in_the_csv_and_the_terminal() {
+    let r = with_latency(shipped("seed-8xh100"));
+    let csv = tco_sim::report::data::csv(&r);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header
+        .iter()
+        .position(|h| *h == "utilization_pct")
+        .expect("utilization_pct column");
+    assert!(header.contains(&"duty_cycle") && !header.contains(&"utilization"));
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let t = &r.tiers[0];
+    let want = t.utilization(&t.capacity[0]) * 100.0;
+    assert_eq!(row[col], tco_sim::format::fixed(want, 2));
+    // Offered load at the design hour over the roofline capacity: 20 req/s of 235 req/s.
+    assert!((want - 100.0 * 20.0 / t.unit_throughput_rps).abs() < 1e-9);
+    let table = tco_sim::report::table::render(&r);
+    assert!(
+        table.contains("utilization") && !table.contains(" busy "),
+        "{table}"
+    );
+    assert!(table.contains(&tco_sim::format::percent(want / 100.0, 0)));
 }

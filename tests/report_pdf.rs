@@ -584,6 +584,8 @@ fn letter_paper_is_letter() {
     let n = pages(&file);
     let raw = poppler("pdftotext", &[], &file);
     assert!(raw.contains(&format!("page {n} of {n}")));
+}
+
 /// `tco-sim run`'s "How sure is this?" section: after the executive summary and before the
 /// assumptions, with the recommendation sentence, the tornado rows, the flip points, the Monte
 /// Carlo table, both charts and the method, each figure as results.json has it.

@@ -248,6 +248,9 @@ pub(crate) struct Series<'a> {
     pub marker: draw::Marker,
     /// Lines of every other tier are dashed, so tiers stay apart where markers are sparse.
     pub dashed: bool,
+    /// Other tier × option pairs that cost exactly the same and are drawn as this one line
+    /// (its label names them: "reserved-3y = hybrid-3y").
+    pub same: Vec<(&'a str, DeploymentOption)>,
 }
 
 impl Series<'_> {
@@ -261,10 +264,126 @@ impl Series<'_> {
     }
 }
 
+/// The kinds of deployment a cost chart shows one line for (its cheapest option).
+fn kind(o: DeploymentOption) -> u8 {
+    use DeploymentOption as D;
+    match o {
+        D::OnPrem => 0,
+        D::OnDemand => 1,
+        D::Reserved1y | D::Reserved3y => 2,
+        D::Hybrid1y | D::Hybrid3y => 3,
+        D::Spot => 4,
+    }
+}
+
+/// The lines the cost charts (cumulative cost, break-even) draw: the recommended option, the
+/// runner-up and the cheapest option of each deployment kind (on-prem, on-demand, reserved,
+/// hybrid, spot), ranked as the recommendation ranks (tiers meeting the contract first, then
+/// net present cost). Options that cost the same to the dollar in every year are one line
+/// labelled "A = B". Each line gets its own colour (its option's, unless a line drawn before
+/// took it) and its own marker. Returns the lines, best first, and the labels left out.
+pub(crate) fn shown_series<'a>(
+    results: &'a RunResults,
+    series: &[Series<'a>],
+) -> (Vec<Series<'a>>, Vec<String>) {
+    let one_tier = results.tiers.len() == 1;
+    let costed: Vec<&Series<'a>> = series
+        .iter()
+        .filter(|s| !s.cost.yearly.is_empty())
+        .collect();
+    // Equal series: the same discounted cost in every year and the same net present cost.
+    let equal = |a: &OptionCost, b: &OptionCost| {
+        a.yearly.len() == b.yearly.len()
+            && (a.net_present_cost_usd - b.net_present_cost_usd).abs() < 1.0
+            && a.yearly
+                .iter()
+                .zip(&b.yearly)
+                .all(|(x, y)| (x.discounted_usd - y.discounted_usd).abs() < 1.0)
+    };
+    let mut groups: Vec<Vec<&Series<'a>>> = vec![];
+    for s in costed {
+        match groups.iter_mut().find(|g| equal(g[0].cost, s.cost)) {
+            Some(g) => g.push(s),
+            None => groups.push(vec![s]),
+        }
+    }
+    let rank = |g: &Vec<&Series<'a>>| (!g[0].tier.meets_slo(), g[0].cost.net_present_cost_usd);
+    groups.sort_by(|a, b| {
+        let (ka, kb) = (rank(a), rank(b));
+        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+    });
+    let holds = |g: &Vec<&Series<'a>>, c: &crate::results::Choice| {
+        g.iter()
+            .any(|s| s.tier.name == c.tier && s.cost.option == c.option)
+    };
+    let mut keep = vec![false; groups.len()];
+    if let Some(rec) = &results.recommendation {
+        for c in std::iter::once(&rec.best).chain(rec.runner_up.as_ref()) {
+            if let Some(i) = groups.iter().position(|g| holds(g, c)) {
+                keep[i] = true;
+            }
+        }
+    }
+    for k in 0..=4 {
+        if let Some(i) = groups
+            .iter()
+            .position(|g| g.iter().any(|s| kind(s.cost.option) == k))
+        {
+            keep[i] = true;
+        }
+    }
+    let mut shown: Vec<Series<'a>> = vec![];
+    let mut left_out = vec![];
+    let mut used_colors: Vec<plotters::style::RGBColor> = vec![];
+    for (g, keep) in groups.iter().zip(keep) {
+        let names: Vec<String> = g
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                if one_tier || (i > 0 && s.tier.name == g[0].tier.name) {
+                    s.cost.option.to_string()
+                } else {
+                    format!("{} · {}", s.tier.name, s.cost.option)
+                }
+            })
+            .collect();
+        if !keep {
+            left_out.extend(g.iter().map(|s| s.label.clone()));
+            continue;
+        }
+        let first = g[0];
+        let color = if used_colors.contains(&first.color) {
+            draw::OKABE_ITO
+                .iter()
+                .copied()
+                .find(|c| !used_colors.contains(c))
+                .unwrap_or(first.color)
+        } else {
+            first.color
+        };
+        used_colors.push(color);
+        shown.push(Series {
+            label: names.join(" = "),
+            color,
+            marker: draw::Marker::nth(shown.len()),
+            same: g[1..]
+                .iter()
+                .map(|s| (s.tier.name.as_str(), s.cost.option))
+                .collect(),
+            ..first.clone()
+        });
+    }
+    (shown, left_out)
+}
+
 /// What every chart builder reads.
 pub(crate) struct Context<'a> {
     pub results: &'a RunResults,
     pub series: Vec<Series<'a>>,
+    /// The lines the cumulative-cost and break-even charts draw ([`shown_series`]).
+    pub shown: Vec<Series<'a>>,
+    /// Labels of the options those charts leave out.
+    pub left_out: Vec<String>,
     pub footer: String,
     /// The SLO as (percentile, bound [s]), read from the scenario's label "p99 ≤ 200 ms".
     pub slo: Option<(f64, f64)>,
@@ -287,12 +406,16 @@ impl<'a> Context<'a> {
                     color: draw::option_color(o.option),
                     marker: draw::Marker::nth(ti),
                     dashed: ti % 2 == 1,
+                    same: vec![],
                 });
             }
         }
+        let (shown, left_out) = shown_series(results, &series);
         Context {
             results,
             series,
+            shown,
+            left_out,
             footer: format!(
                 "{} · tco-sim {}",
                 results.scenario.name, results.tool_version
@@ -304,11 +427,31 @@ impl<'a> Context<'a> {
         }
     }
 
-    /// The series of `tier` × `option`.
-    pub fn find(&self, tier: &str, option: DeploymentOption) -> Option<&Series<'a>> {
-        self.series
-            .iter()
-            .find(|s| s.tier.name == tier && s.cost.option == option)
+    /// The drawn cost-chart line that stands for `tier` × `option` (itself, or a line it
+    /// costs the same as).
+    pub fn shown_for(&self, tier: &str, option: DeploymentOption) -> Option<&Series<'a>> {
+        self.shown.iter().find(|s| {
+            (s.tier.name == tier && s.cost.option == option)
+                || s.same.iter().any(|&(t, o)| t == tier && o == option)
+        })
+    }
+
+    /// "Left out: 5 dearer options (…)." for a cost chart's caption; empty when all are drawn.
+    pub fn left_out_sentence(&self) -> String {
+        match self.left_out.len() {
+            0 => String::new(),
+            n => format!(
+                " Drawn: the recommended option, the runner-up and the cheapest option of each \
+                 deployment kind (on-prem, on-demand, reserved, hybrid, spot); left out, all \
+                 dearer than the line of their kind and listed in the cost table: {} ({}).",
+                if n == 1 {
+                    "one option".to_string()
+                } else {
+                    format!("{n} options")
+                },
+                self.left_out.join(", ")
+            ),
+        }
     }
 
     /// The colour and marker a tier takes in charts about tiers (capacity, latency).

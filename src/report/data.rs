@@ -26,7 +26,11 @@ struct Row<'a> {
     units_added: u32,
     planned_units: u32,
     analytic_units: u32,
-    utilization: String,
+    /// [`crate::results::TierResult::utilization`], in percent.
+    utilization_pct: String,
+    /// The mean fraction of the year the units spend serving (the dynamic-power duty cycle the
+    /// energy cost uses): not the utilization.
+    duty_cycle: String,
     p99_s: String,
     instance_hours: String,
     requests: String,
@@ -72,7 +76,8 @@ pub fn csv(results: &RunResults) -> String {
                     units_added: y.units_added,
                     planned_units: c.units,
                     analytic_units: c.analytic_units,
-                    utilization: fixed(c.fleet.utilization, 4),
+                    utilization_pct: f2(t.utilization(c) * 100.0),
+                    duty_cycle: fixed(c.fleet.utilization, 4),
                     p99_s: c
                         .latency
                         .as_ref()

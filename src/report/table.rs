@@ -372,7 +372,7 @@ fn capacity_table(r: &RunResults) -> String {
         if tokens {
             header.extend(latency_headers[4..].iter().map(String::as_str));
         }
-        header.push("busy");
+        header.push("utilization");
     }
     header.push("search");
     t.set_header(header);
@@ -403,7 +403,7 @@ fn capacity_table(r: &RunResults) -> String {
                             row.push(l.ttft_s.map_or(MISSING.into(), ms));
                             row.push(l.tpot_s.map_or(MISSING.into(), ms));
                         }
-                        row.push(format::percent(l.utilization, 0));
+                        row.push(format::percent(tier.utilization(c), 0));
                     }
                     None => {
                         let n = 5 + if tokens { 2 } else { 0 };

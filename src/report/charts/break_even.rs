@@ -17,6 +17,8 @@ use crate::units::DAY_HOURS;
 struct CostLineSeries {
     /// "tier · option", for titles.
     name: String,
+    /// The tier of the line (of its first option, when it stands for several).
+    tier: String,
     label: String,
     color: RGBColor,
     marker: draw::Marker,
@@ -68,37 +70,26 @@ pub(super) fn break_even(ctx: &Context<'_>) -> Result<Built, ChartError> {
             "it needs an on-prem option and a cloud option to compare",
         )));
     }
+    // The lines the cumulative-cost chart draws, in the same colours and markers: the
+    // recommended option, the runner-up and the cheapest of each kind; equal options are one
+    // line ("reserved-3y = hybrid-3y").
     let mut lines: Vec<CostLineSeries> = vec![];
-    let mut seen: Vec<(String, DeploymentOption)> = vec![];
+    let mut drawn: Vec<*const super::Series<'_>> = vec![];
     let mut add = |tier: &str, option: DeploymentOption, line: CostLine| {
-        if seen.iter().any(|(t, o)| t == tier && *o == option) {
+        let Some(s) = ctx.shown_for(tier, option) else {
             return;
-        }
-        seen.push((tier.to_string(), option));
-        // A line equal to one of the same tier already drawn joins its label instead.
-        if let Some(same) = lines.iter_mut().find(|l| {
-            l.name.starts_with(&format!("{tier} · "))
-                && (l.line.fixed_usd - line.fixed_usd).abs() < 1.0
-                && (l.line.per_hour_day_usd - line.per_hour_day_usd).abs() < 1e-3
-        }) {
-            same.label.push_str(&format!(" = {option}"));
-            return;
-        }
-        let (label, color, marker, dashed) = match ctx.find(tier, option) {
-            Some(s) => (s.label.clone(), s.color, s.marker, s.dashed),
-            None => (
-                option_name(tier, option),
-                draw::option_color(option),
-                draw::Marker::nth(seen.len()),
-                false,
-            ),
         };
+        if drawn.contains(&(s as *const _)) {
+            return;
+        }
+        drawn.push(s as *const _);
         lines.push(CostLineSeries {
-            name: option_name(tier, option),
-            label,
-            color,
-            marker,
-            dashed,
+            name: option_name(&s.tier.name, s.cost.option),
+            tier: s.tier.name.clone(),
+            label: s.label.clone(),
+            color: s.color,
+            marker: s.marker,
+            dashed: s.dashed,
             line,
         });
     };
@@ -122,10 +113,7 @@ pub(super) fn break_even(ctx: &Context<'_>) -> Result<Built, ChartError> {
         v
     };
     for l in &mut lines {
-        if cross
-            .iter()
-            .any(|b| l.name.starts_with(&format!("{} · ", b.cloud_tier)))
-        {
+        if cross.iter().any(|b| l.tier == b.cloud_tier) {
             l.label.push_str(" *");
         }
     }
@@ -145,13 +133,10 @@ pub(super) fn break_even(ctx: &Context<'_>) -> Result<Built, ChartError> {
         .recommendation
         .as_ref()
         .and_then(|rec| {
-            // A line that stands for several equal options names them in its label.
-            let tier = format!("{} · ", rec.best.tier);
-            let joined = format!(" = {}", rec.best.option);
-            lines.iter().position(|l| {
-                l.name == option_name(&rec.best.tier, rec.best.option)
-                    || (l.name.starts_with(&tier) && l.label.contains(&joined))
-            })
+            // A line that stands for several equal options is named for the first.
+            let s = ctx.shown_for(&rec.best.tier, rec.best.option)?;
+            let name = option_name(&s.tier.name, s.cost.option);
+            lines.iter().position(|l| l.name == name)
         })
         .or(lowest);
     let title = match best {
@@ -215,6 +200,13 @@ pub(super) fn break_even(ctx: &Context<'_>) -> Result<Built, ChartError> {
         subtitle.push(' ');
         subtitle.push_str(&at_equal_use);
     }
+    if !ctx.left_out.is_empty() {
+        subtitle.push_str(&format!(
+            " {} dearer option{} not drawn.",
+            ctx.left_out.len(),
+            if ctx.left_out.len() == 1 { "" } else { "s" }
+        ));
+    }
     let mut marks: Vec<Mark> = vec![];
     // Each option at its operating point, labelled with its ranking figure; the finding's
     // first, so its label is placed first.
@@ -241,7 +233,14 @@ pub(super) fn break_even(ctx: &Context<'_>) -> Result<Built, ChartError> {
         });
     }
     for be in &r.break_even {
-        if let ExactBreakEven::At { hours_per_day, .. } = be.exact {
+        // A ring where two drawn lines meet; pairs with a line left out have none.
+        let both = ctx
+            .shown_for(&be.on_prem_tier, DeploymentOption::OnPrem)
+            .is_some()
+            && ctx.shown_for(&be.cloud_tier, be.cloud_option).is_some();
+        if let ExactBreakEven::At { hours_per_day, .. } = be.exact
+            && both
+        {
             let y = be.on_prem_line.at(hours_per_day);
             if !marks
                 .iter()
@@ -323,8 +322,10 @@ pub(super) fn break_even(ctx: &Context<'_>) -> Result<Built, ChartError> {
                   costs that do not scale with hours are fixed at the actual traffic. Dots mark \
                   each option where it actually runs (on-prem: 24 h × its mean utilization; cloud: \
                   the autoscaled instance-hours over the planned fleet's), at its net present \
-                  cost; rings mark the exact break-even points of the break-even table."
-            .into(),
+                  cost; rings mark the exact break-even points of the break-even table between \
+                  the lines drawn."
+            .to_string()
+            + &ctx.left_out_sentence(),
         svg,
     }]))
 }

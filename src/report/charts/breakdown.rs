@@ -1,6 +1,8 @@
 //! The cost-breakdown charts: each year's cost split by component (capex, maintenance, energy,
-//! space, staff, cloud fees, egress, cloud storage and support; licences, porting and network) as stacked bars, one chart per tier and one panel per
-//! option, on one scale across tiers.
+//! space, staff, cloud fees, egress, cloud storage and support; licences, porting and network) as
+//! stacked bars, with the resale of retired hardware as a credit below zero so that each bar nets
+//! to the year's total printed above it; one chart per tier and one panel per option, on one
+//! scale across tiers.
 
 use plotters::prelude::*;
 
@@ -40,6 +42,15 @@ fn components() -> [Component; 9] {
     ]
 }
 
+/// The resale credit: what retired units sold for, drawn below zero (a cash inflow).
+const RESALE: &str = "resale credit";
+const RESALE_COLOR: RGBColor = RGBColor(0x33, 0x33, 0x33);
+
+/// A year's spending before the resale credit: the sum of the positive components.
+pub(crate) fn gross_usd(y: &YearCost) -> f64 {
+    components().iter().map(|c| c.2(y)).sum()
+}
+
 /// Yearly cost by component, stacked: one chart per tier, one panel per option, one scale for
 /// all so tiers compare.
 pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
@@ -56,12 +67,18 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
             "no tier has a costed deployment option",
         )));
     }
+    // The bars stand on their gross spending and hang down by their resale credit.
     let top = ctx
         .series
         .iter()
-        .flat_map(|s| s.cost.yearly.iter().map(|y| y.total_usd))
+        .flat_map(|s| s.cost.yearly.iter().map(gross_usd))
         .fold(0.0, f64::max);
-    let axis = draw::nice_axis(0.0, top * 1.1, 5);
+    let credit = ctx
+        .series
+        .iter()
+        .flat_map(|s| s.cost.yearly.iter().map(|y| y.resale_usd))
+        .fold(0.0, f64::max);
+    let axis = draw::nice_axis(-credit * 1.1, top * 1.1, 5);
     let mut used_names: Vec<String> = vec![];
     let mut out = vec![];
     for t in tiers {
@@ -76,21 +93,23 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
         for o in t.options.iter().filter(|o| !o.yearly.is_empty()) {
             let same = options.iter_mut().find(|(p, _)| {
                 p.yearly.len() == o.yearly.len()
-                    && p.yearly
-                        .iter()
-                        .zip(&o.yearly)
-                        .all(|(a, b)| components().iter().all(|c| (c.2(a) - c.2(b)).abs() < 1.0))
+                    && p.yearly.iter().zip(&o.yearly).all(|(a, b)| {
+                        (a.resale_usd - b.resale_usd).abs() < 1.0
+                            && components().iter().all(|c| (c.2(a) - c.2(b)).abs() < 1.0)
+                    })
             });
             match same {
                 Some((_, label)) => label.push_str(&format!(" = {}", o.option)),
                 None => options.push((o, o.option.label().to_string())),
             }
         }
-        // Which component dominates each option's horizon cost.
+        // Which component dominates each option's horizon spending. Shares are of the gross
+        // spending (the components sum to it), not of the total net of resale: a share of the
+        // net total would count the resold hardware's purchase and not its credit.
         let shares: Vec<(usize, f64)> = options
             .iter()
             .map(|(o, _)| {
-                let total: f64 = o.yearly.iter().map(|y| y.total_usd).sum();
+                let total: f64 = o.yearly.iter().map(gross_usd).sum();
                 let (i, v) = components()
                     .iter()
                     .enumerate()
@@ -130,12 +149,12 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
             };
             if options.len() == 1 {
                 format!(
-                    "{}: {share} of the {years}-year cost goes to {what}",
+                    "{}: {share} of the {years}-year spending goes to {what}",
                     t.name
                 )
             } else {
                 format!(
-                    "{}: {share} of every option's {years}-year cost goes to {what}",
+                    "{}: {share} of every option's {years}-year spending goes to {what}",
                     t.name
                 )
             }
@@ -149,11 +168,36 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
                     .any(|(o, _)| o.yearly.iter().any(|y| comps[i].2(y) > 0.0))
             })
             .collect();
+        let resold = options
+            .iter()
+            .any(|(o, _)| o.yearly.iter().any(|y| y.resale_usd > 0.0));
+        let mut legend: Vec<LegendEntry> = present
+            .iter()
+            .map(|&i| LegendEntry {
+                label: comps[i].0.into(),
+                color: comps[i].1,
+                swatch: Swatch::Box,
+            })
+            .collect();
+        if resold {
+            legend.push(LegendEntry {
+                label: format!("{RESALE} (below zero)"),
+                color: RESALE_COLOR,
+                swatch: Swatch::Box,
+            });
+        }
         let head = Head {
             title: title.clone(),
             subtitle: format!(
-                "Cost per year by component, nominal USD; panels share one scale across all tiers. \
-                 Totals: {}.",
+                "Cost per year by component, nominal USD; {}panels share one scale across all \
+                 tiers. Totals{}: {}.",
+                if resold {
+                    "the resale of retired hardware is a credit below zero and each bar nets to \
+                     the figure above it; "
+                } else {
+                    ""
+                },
+                if resold { " net of resale" } else { "" },
                 options
                     .iter()
                     .map(|(o, label)| format!(
@@ -163,14 +207,7 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            legend: present
-                .iter()
-                .map(|&i| LegendEntry {
-                    label: comps[i].0.into(),
-                    color: comps[i].1,
-                    swatch: Swatch::Box,
-                })
-                .collect(),
+            legend,
             footer: ctx.footer.clone(),
         };
         let n = options.len();
@@ -212,7 +249,7 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
                             ),
                             // Headroom above the top tick keeps its label clear of the
                             // panel's caption.
-                            draw::fixed_axis(0.0, axis.max * 1.08, axis.ticks.clone()),
+                            draw::fixed_axis(axis.min, axis.max * 1.08, axis.ticks.clone()),
                         )?;
                     let xf = |v: &f64| format!("{}", v.round() as i64);
                     draw::house_mesh(&mut chart.configure_mesh())
@@ -236,6 +273,12 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
                                 comps[i].1.filled(),
                             )))?;
                             base += v;
+                        }
+                        if y.resale_usd > 0.0 {
+                            chart.draw_series(std::iter::once(Rectangle::new(
+                                [(x - 0.32, 0.0), (x + 0.32, (-y.resale_usd).max(axis.min))],
+                                RESALE_COLOR.filled(),
+                            )))?;
                         }
                         // The year's total above its bar, when there is room for it.
                         let label = format::usd_compact(y.total_usd);
@@ -267,7 +310,10 @@ pub(super) fn breakdown(ctx: &Context<'_>) -> Result<Built, ChartError> {
             caption: format!(
                 "Where does {}'s money go? Each year's cost split into capex (purchase and \
                  installation), maintenance, energy, space, staff, cloud instance fees, egress, and \
-                 licences, porting and network; one panel per option, one scale for every tier.",
+                 licences, porting and network, cloud storage and support; the resale of retired \
+                 hardware is drawn below zero as a credit, so each bar nets to the year's total \
+                 printed above it, and the title's share is of the spending before that credit; \
+                 one panel per option, one scale for every tier.",
                 t.name
             ),
             svg,

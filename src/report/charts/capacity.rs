@@ -33,6 +33,45 @@ fn rps_axis(max: f64, desc: &str) -> AxisSpec {
     }
 }
 
+/// A log axis over `lo..=hi` (both > 0) with a tick at each power of ten, labelled as the
+/// number itself ("1", "10", "1,000"). Values are plotted as their base-10 logarithm.
+pub(crate) fn log_axis(lo: f64, hi: f64, desc: &str) -> AxisSpec {
+    let (a, b) = (
+        lo.log10().floor(),
+        hi.log10().ceil().max(lo.log10().floor() + 1.0),
+    );
+    let ticks: Vec<f64> = (a as i32..=b as i32).map(f64::from).collect();
+    AxisSpec {
+        axis: Axis {
+            min: a,
+            max: b,
+            step: 1.0,
+            ticks,
+        },
+        fmt: Box::new(|v| format::rate(10f64.powf(v))),
+        desc: desc.into(),
+    }
+}
+
+/// Put lines and marks on a log axis: each value becomes its base-10 logarithm; values at or
+/// below zero cannot be drawn there and are left out of the line.
+fn to_log(lines: &mut [Line], marks: &mut [Mark]) {
+    let l = |v: f64| if v > 0.0 { v.log10() } else { f64::NAN };
+    for line in lines {
+        for p in &mut line.points {
+            p.1 = l(p.1);
+        }
+        if let Some(at) = &mut line.marker_at {
+            for p in at {
+                p.1 = l(p.1);
+            }
+        }
+    }
+    for m in marks {
+        m.at.1 = l(m.at.1);
+    }
+}
+
 /// The planning headroom from the inputs ("slo.max_utilization"), when recorded.
 fn max_utilization(ctx: &Context<'_>) -> Option<f64> {
     ctx.results
@@ -49,7 +88,15 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
         .results
         .tiers
         .iter()
-        .filter(|t| !t.capacity.is_empty())
+        .filter(|t| !t.capacity.is_empty() && t.infeasible.is_none())
+        .collect();
+    // A tier no fleet size serves within the contract has no fleet to draw.
+    let infeasible: Vec<&str> = ctx
+        .results
+        .tiers
+        .iter()
+        .filter(|t| t.infeasible.is_some())
+        .map(|t| t.name.as_str())
         .collect();
     let Some(first) = tiers.first() else {
         return Ok(Err(Skipped {
@@ -114,20 +161,26 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
     );
     let mut subtitle = if (pn - p1).abs() > 1e-9 {
         format!(
-            "Busiest-hour traffic grows from {} to {} over {years} years.",
+            "Design peak traffic grows from {} to {} over {years} years.",
             format::rps(p1),
             format::rps(pn)
         )
     } else {
-        format!("Busiest-hour traffic stays at {}.", format::rps(p1))
+        format!("Design peak traffic stays at {}.", format::rps(p1))
     };
-    subtitle.push_str(" Capacity = units planned × one unit's throughput at full load");
+    subtitle.push_str(" Capacity = units planned × one unit's roofline throughput at full load");
     match max_utilization(ctx) {
         Some(u) => subtitle.push_str(&format!(
-            "; fleets are planned to run at most {} busy.",
+            "; fleets are planned to at most {} utilization.",
             format::percent(u, 0)
         )),
         None => subtitle.push('.'),
+    }
+    if !infeasible.is_empty() {
+        subtitle.push_str(&format!(
+            " Not drawn, no fleet meets the contract: {}.",
+            infeasible.join(", ")
+        ));
     }
 
     let mut lines = vec![
@@ -143,7 +196,7 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
     ];
     let mut legend = vec![
         LegendEntry {
-            label: "peak traffic (busiest hour)".into(),
+            label: "design peak traffic".into(),
             color: draw::INK,
             swatch: Swatch::Line(Marker::Circle),
         },
@@ -160,7 +213,7 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
         let pts = capacity(t);
         let units: Vec<String> = t.capacity.iter().map(|c| format::count(c.units)).collect();
         legend.push(LegendEntry {
-            label: format!("{} capacity (units: {})", t.name, units.join(" ")),
+            label: format!("{} roofline capacity (units: {})", t.name, units.join(" ")),
             color,
             swatch: Swatch::Line(marker),
         });
@@ -184,6 +237,23 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
                 last = Some(c.units);
             }
         }
+        // What the last year's fleet carries within the SLO, from the simulated curve: the
+        // figure the latency chart's title quotes, below the roofline where queueing bites.
+        if let (Some(last), Some(limit)) = (
+            t.capacity.last(),
+            t.slo_limit_rps(
+                ctx.results.scenario.slo_percentile,
+                ctx.results.scenario.slo_latency_s,
+            ),
+        ) {
+            marks.push(Mark {
+                at: (last.year as f64, limit),
+                label: format!("SLO limit {}", format::rps(limit)),
+                color,
+                secondary: false,
+                filled: true,
+            });
+        }
         // Tiers often plan the same capacity: later tiers are drawn wider and underneath, so
         // every line still shows as a rim around the ones on top.
         lines.push(Line {
@@ -202,6 +272,23 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
         .iter()
         .flat_map(|l| l.points.iter().map(|p| p.1))
         .fold(0.0, f64::max);
+    // Peak traffic and capacity decide the scale; the mean line may sit below it.
+    let min = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 1)
+        .flat_map(|(_, l)| l.points.iter().map(|p| p.1))
+        .filter(|v| *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    // Where capacity and traffic are more than ten times apart, a linear axis flattens the
+    // traffic line against zero: a log axis keeps both readable.
+    let log = min.is_finite() && max > 10.0 * min;
+    let y = if log {
+        to_log(&mut lines, &mut marks);
+        log_axis(min, max * 1.05, "Requests/s (log scale)")
+    } else {
+        rps_axis(max * 1.05, "Requests per second")
+    };
     let chart = LineChart {
         head: Head {
             title: title.clone(),
@@ -219,7 +306,7 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
             fmt: Box::new(|v| format!("{}", v.round() as i64)),
             desc: "Year".into(),
         },
-        y: rps_axis(max * 1.05, "Requests per second"),
+        y,
         y2: None,
         lines,
         rules: vec![],
@@ -230,11 +317,20 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
     Ok(Ok(vec![Drawn {
         name: NAME.into(),
         title,
-        caption: "Does each year's fleet carry that year's traffic? Busiest-hour and mean request \
-                  rate per year against each tier's planned capacity: units planned × the \
-                  throughput of one unit at full load (roofline). Rings mark the years in which a \
-                  fleet changes size."
-            .into(),
+        caption: format!(
+            "Does each year's fleet carry that year's traffic? Design-hour (peak) and mean \
+             request rate per year against each tier's planned roofline capacity: units planned \
+             × the throughput of one unit at full load. Utilization is the peak over that \
+             capacity. Rings mark the years in which a fleet changes size; a filled dot in the \
+             last year marks the load the fleet carries within the SLO, read off the simulated \
+             latency-against-load curve (where queueing makes it lower than the roofline).{}",
+            if log {
+                " The request-rate axis is logarithmic: capacity and traffic are more than ten \
+                 times apart."
+            } else {
+                ""
+            }
+        ),
         svg,
     }]))
 }
@@ -323,11 +419,23 @@ pub(super) fn design_day(ctx: &Context<'_>) -> Result<Built, ChartError> {
         }
     };
     let mut subtitle = format!(
-        "Year {years}'s busiest day: {} to {} (grey, left axis) against the instances an \
-         autoscaled fleet runs each hour (right axis).",
+        "Year {years}'s busiest day, hourly means {} to {} (grey, left axis), against the \
+         instances an autoscaled fleet runs each hour (right axis).",
         format::rps(rmin),
         format::rps(rmax)
     );
+    // The design peak is the busiest stretch within an hour (a trace's busiest window, a
+    // burst): above the busiest hour's mean. Both are named, so the two charts do not seem to
+    // disagree.
+    if let Some(peak) = tiers[0].capacity.last().map(|c| c.peak_rps)
+        && peak > rmax * 1.005
+    {
+        subtitle.push_str(&format!(
+            " The design peak the fleets are planned for is {} (the busiest window within an \
+             hour).",
+            format::rps(peak)
+        ));
+    }
     if negative {
         subtitle.push_str(" The traffic curve dips below zero at night; drawn at zero.");
     }

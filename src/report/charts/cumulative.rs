@@ -19,27 +19,6 @@ fn legend(s: &Series<'_>, label: String) -> LegendEntry {
     }
 }
 
-/// A series, its points and its (possibly merged) legend label.
-type Merged<'a, 'b> = (&'b Series<'a>, Vec<(f64, f64)>, String);
-
-/// Merge series whose values agree to the dollar (a hybrid that settles on its reservation
-/// costs the same as the reservation): one line, labelled "reserved-3y = hybrid-3y".
-fn merge_equal<'a, 'b>(curves: Vec<(&'b Series<'a>, Vec<(f64, f64)>)>) -> Vec<Merged<'a, 'b>> {
-    let mut out: Vec<Merged<'a, 'b>> = vec![];
-    for (s, pts) in curves {
-        let same = out.iter_mut().find(|(o, p, _)| {
-            o.tier.name == s.tier.name
-                && p.len() == pts.len()
-                && p.iter().zip(&pts).all(|(a, b)| (a.1 - b.1).abs() < 1.0)
-        });
-        match same {
-            Some((_, _, label)) => label.push_str(&format!(" = {}", s.cost.option)),
-            None => out.push((s, pts, s.label.clone())),
-        }
-    }
-    out
-}
-
 /// (end of year, discounted cost so far), starting at (0, 0), and, when the option owns hardware
 /// or owes reservations past the horizon, a last point at the horizon with its net present cost:
 /// the line ends on the figure the options are ranked on.
@@ -82,20 +61,14 @@ pub(crate) fn crossings(a: &[(f64, f64)], b: &[(f64, f64)]) -> Vec<(f64, f64)> {
 /// Five-year cumulative cost per tier × option, with on-prem/cloud crossovers marked.
 pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
     const NAME: &str = "cumulative-cost";
-    let raw: Vec<(&Series<'_>, Vec<(f64, f64)>)> = ctx
-        .series
+    // The recommended option, the runner-up and the cheapest of each deployment kind, equal
+    // options merged into one line (see `shown_series`).
+    let curves: Vec<(&Series<'_>, Vec<(f64, f64)>)> = ctx
+        .shown
         .iter()
-        .filter(|s| !s.cost.yearly.is_empty())
         .map(|s| (s, cumulative_points(s.cost)))
         .collect();
-    let curves: Vec<(&Series<'_>, Vec<(f64, f64)>)> = merge_equal(raw.clone())
-        .into_iter()
-        .map(|(s, p, _)| (s, p))
-        .collect();
-    let labels: Vec<String> = merge_equal(raw.clone())
-        .into_iter()
-        .map(|(_, _, l)| l)
-        .collect();
+    let labels: Vec<String> = curves.iter().map(|(s, _)| s.label.clone()).collect();
     if curves.is_empty() {
         return Ok(Err(Skipped::new(
             NAME,
@@ -149,26 +122,25 @@ pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
 
     // Crossovers of each on-prem line with each cloud line it is compared with.
     let mut marks = Vec::new();
-    let mut pairs: Vec<(&str, &str, DeploymentOption)> = vec![];
+    // Only lines that are drawn can cross on the chart; each pair of lines once.
+    let line_of = |tier: &str, option: DeploymentOption| {
+        let s = ctx.shown_for(tier, option)?;
+        curves.iter().position(|(c, _)| std::ptr::eq(*c, s))
+    };
+    let mut pairs: Vec<(usize, usize)> = vec![];
     for be in &ctx.results.break_even {
-        let key = (
-            be.on_prem_tier.as_str(),
-            be.cloud_tier.as_str(),
-            be.cloud_option,
-        );
-        if !pairs.contains(&key) {
-            pairs.push(key);
+        if let (Some(a), Some(b)) = (
+            line_of(&be.on_prem_tier, DeploymentOption::OnPrem),
+            line_of(&be.cloud_tier, be.cloud_option),
+        ) && a != b
+            && !pairs.contains(&(a, b))
+        {
+            pairs.push((a, b));
         }
     }
-    for (op, ct, co) in pairs {
-        let a = raw
-            .iter()
-            .find(|(s, _)| s.tier.name == op && s.cost.option == DeploymentOption::OnPrem);
-        let b = raw
-            .iter()
-            .find(|(s, _)| s.tier.name == ct && s.cost.option == co);
-        if let (Some((_, a)), Some((_, b))) = (a, b) {
-            for (x, y) in crossings(a, b) {
+    for (a, b) in pairs {
+        {
+            for (x, y) in crossings(&curves[a].1, &curves[b].1) {
                 marks.push(Mark {
                     at: (x, y),
                     label: format!("year {}", format::grouped(x, 1)),
@@ -194,7 +166,14 @@ pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
         ));
     }
     subtitle.push('.');
-    if !marks.is_empty() {
+    if !ctx.left_out.is_empty() {
+        subtitle.push_str(&format!(
+            " {} dearer option{} not drawn.",
+            ctx.left_out.len(),
+            if ctx.left_out.len() == 1 { "" } else { "s" }
+        ));
+    }
+    if !marks.is_empty() && ctx.left_out.is_empty() {
         subtitle.push_str(" Rings: on-prem and cloud cross.");
     }
 
@@ -253,8 +232,9 @@ pub(super) fn cumulative(ctx: &Context<'_>) -> Result<Built, ChartError> {
              Each tier and option's cost by the end of each year, discounted at {rate} (egress \
              included). The step at year {years} is where the line meets its net present cost, \
              the figure options are ranked on: down by the resale value of owned hardware, up by \
-             reservation payments owed after the horizon. {rings}",
-            rate = format::percent(ctx.results.scenario.costs.discount_rate.value, 0)
+             reservation payments owed after the horizon. {rings}{left_out}",
+            rate = format::percent(ctx.results.scenario.costs.discount_rate.value, 0),
+            left_out = ctx.left_out_sentence()
         ),
         svg,
     }]))

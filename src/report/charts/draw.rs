@@ -331,19 +331,13 @@ pub fn frame(root: &Area<'_>, head: &Head) -> DrawResult<PlotRect> {
     let avail = w - 2.0 * MARGIN;
     let mut y = MARGIN;
 
-    // Title: up to two lines; if still too long, a smaller size, then an ellipsis.
+    // Title: up to two lines; if still too long, a smaller size on as many lines as it takes.
+    // The title is the chart's finding: it is never cut.
     let mut title_px = TITLE_PX;
     let mut lines = fonts::wrap(&head.title, avail as f32, title_px as f32, true);
     if lines.len() > 2 {
         title_px = TITLE_PX - 2.0;
         lines = fonts::wrap(&head.title, avail as f32, title_px as f32, true);
-    }
-    if lines.len() > 2 {
-        let rest = lines[1..].join(" ");
-        lines = vec![
-            lines[0].clone(),
-            fonts::ellipsize(&rest, avail as f32, title_px as f32, true),
-        ];
     }
     for l in &lines {
         root.draw(&Text::new(
@@ -356,10 +350,11 @@ pub fn frame(root: &Area<'_>, head: &Head) -> DrawResult<PlotRect> {
     if !head.subtitle.is_empty() {
         y += 2.0;
         let mut sub = fonts::wrap(&head.subtitle, avail as f32, SUBTITLE_PX as f32, false);
-        if sub.len() > 2 {
-            let rest = sub[1..].join(" ");
+        if sub.len() > 3 {
+            let rest = sub[2..].join(" ");
             sub = vec![
                 sub[0].clone(),
+                sub[1].clone(),
                 fonts::ellipsize(&rest, avail as f32, SUBTITLE_PX as f32, false),
             ];
         }
@@ -486,7 +481,7 @@ pub struct Boxed {
 }
 
 impl Boxed {
-    fn overlaps(&self, o: &Boxed) -> bool {
+    pub fn overlaps(&self, o: &Boxed) -> bool {
         self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
     }
     fn inside(&self, o: &Boxed) -> bool {
@@ -513,6 +508,21 @@ impl Placer {
     /// Keep labels off this box (a marker, the legend, a line label).
     pub fn reserve(&mut self, b: Boxed) {
         self.taken.push(b);
+    }
+
+    /// Take the `w` × `h` box at top-left `(x, y)` when it is inside and free.
+    pub fn claim(&mut self, (x, y): (f64, f64), w: f64, h: f64) -> bool {
+        let b = Boxed {
+            x0: x - 2.0,
+            y0: y - 1.0,
+            x1: x + w + 2.0,
+            y1: y + h + 1.0,
+        };
+        let free = b.inside(&self.bounds) && !self.taken.iter().any(|t| t.overlaps(&b));
+        if free {
+            self.taken.push(b);
+        }
+        free
     }
 
     /// Find a place for a `w` × `h` label near `(px, py)`; returns its top-left corner.

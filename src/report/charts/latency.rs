@@ -3,7 +3,7 @@
 //! Runs without simulated latency skip both, with the reason.
 
 use super::draw::{self, Axis, Head, LegendEntry, Marker, Swatch};
-use super::line::{self, AxisSpec, Line, LineChart, Rule};
+use super::line::{self, AxisSpec, Line, LineChart, Mark, Rule};
 use super::{Built, ChartError, Context, Drawn, Skipped, draw_error};
 use crate::capacity::LoadPoint;
 use crate::format;
@@ -114,24 +114,31 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
             }
             None => (data_max, false),
         };
+        // The fleet's capacity and the SLO limit are the results' own figures, so this chart,
+        // the capacity chart and the tables quote the same numbers.
+        let cap = t.capacity.last().map_or(0.0, |c| t.capacity_rps(c));
+        let util = |rps: f64| if cap > 0.0 { rps / cap } else { 0.0 };
         let title = match ctx.slo {
             Some((p, bound)) => {
                 let (sp, value) = series_for(p);
                 let label = format::percentile(sp);
-                let bound_label = format::ms(bound);
-                match max_load_within(&curve, value, bound) {
-                    Ok(None) => format!(
+                let bound_label = format::duration(bound);
+                match (
+                    max_load_within(&curve, value, bound),
+                    t.slo_limit_rps(p, Some(bound)),
+                ) {
+                    (Ok(None), _) => format!(
                         "{}: {label} stays within {bound_label} at every load simulated, up to {}",
                         t.name,
                         format::rps(curve.last().map_or(0.0, |l| l.offered_rps))
                     ),
-                    Ok(Some((load, u))) => format!(
-                        "{}: {label} stays within {bound_label} up to {} ({} busy)",
+                    (Ok(Some(_)), Some(load)) => format!(
+                        "{}: {label} stays within {bound_label} up to {} ({} utilization)",
                         t.name,
                         format::rps(load),
-                        format::percent(u, 0)
+                        format::percent(util(load), 0)
                     ),
-                    Err(()) => format!(
+                    _ => format!(
                         "{}: {label} exceeds {bound_label} at every load simulated",
                         t.name
                     ),
@@ -140,21 +147,28 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
             None => format!("{}: tail latency against offered load", t.name),
         };
         let (umin, umax) = curve.iter().fold((f64::INFINITY, 0.0f64), |(a, b), l| {
-            (a.min(l.utilization), b.max(l.utilization))
+            (a.min(util(l.offered_rps)), b.max(util(l.offered_rps)))
         });
         let mut subtitle = format!(
-            "Simulated latency percentiles against offered load at year {years}'s planned fleet of \
-             {} unit{}, {} busy.",
+            "Simulated under steady Poisson load at year {years}'s planned fleet of {} unit{} \
+             ({} of its {} capacity).",
             format::count(units),
             if units == 1 { "" } else { "s" },
-            format::percent_range(umin, umax, 0)
+            format::percent_range(umin, umax, 0),
+            format::rps(cap)
         );
         if clipped {
             subtitle.push_str(&format!(
                 " Above {} the curves leave the chart.",
-                format::ms(y_top / 1e3)
+                format::duration(y_top / 1e3)
             ));
         }
+        // Seconds, not thousands of milliseconds, once the axis passes two seconds.
+        let (k, axis_desc) = if y_top >= 2000.0 {
+            (1e-3, "Latency (s)")
+        } else {
+            (1.0, "Latency (ms)")
+        };
         let colors = [draw::OKABE_ITO[5], draw::OKABE_ITO[1], draw::OKABE_ITO[3]];
         let pct: [(&str, Percentile, Marker); 3] = [
             ("p50", |l| l.p50_s, Marker::Circle),
@@ -168,7 +182,10 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
                 marker: Some(*m),
                 ..Line::new(
                     c,
-                    curve.iter().map(|l| (l.offered_rps, f(l) * 1e3)).collect(),
+                    curve
+                        .iter()
+                        .map(|l| (l.offered_rps, f(l) * 1e3 * k))
+                        .collect(),
                 )
             })
             .collect();
@@ -185,8 +202,12 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
         if let Some((p, bound)) = ctx.slo {
             rules.push(Rule {
                 vertical: false,
-                at: bound * 1e3,
-                label: format!("SLO: {} ≤ {}", format::percentile(p), format::ms(bound)),
+                at: bound * 1e3 * k,
+                label: format!(
+                    "SLO: {} ≤ {}",
+                    format::percentile(p),
+                    format::duration(bound)
+                ),
                 color: draw::INK,
             });
             legend.push(LegendEntry {
@@ -202,6 +223,45 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
                 label: format!("year-{years} peak {}", format::rps(peak)),
                 color: draw::GREY,
             });
+        }
+        // The planned fleet as the fleet table measured it: the design run at the year's peak
+        // (its time-varying busiest window, not the steady load the curve is swept at), so the
+        // number at the peak is the table's.
+        let mut marks = vec![];
+        let plan = t.capacity.last().and_then(|c| c.latency.as_ref());
+        if let (Some(peak), Some(l)) = (peak, plan) {
+            let pct = format::percentile(ctx.results.scenario.slo_percentile);
+            marks.push(Mark {
+                at: (peak, l.slo_percentile_s * 1e3 * k),
+                label: format!("plan: {pct} {}", format::duration(l.slo_percentile_s)),
+                color: draw::INK,
+                secondary: false,
+                filled: true,
+            });
+        }
+        // A contract on time to first token and per output token is not a bound on these
+        // end-to-end curves: say what it is and what the plan measured.
+        let r = &ctx.results.scenario;
+        if let Some(l) = plan {
+            let pct = format::percentile(r.slo_percentile);
+            let mut parts = vec![];
+            if let (Some(b), Some(v)) = (r.slo_ttft_s, l.ttft_s) {
+                parts.push(format!(
+                    "TTFT {pct} ≤ {} (plan {})",
+                    format::duration(b),
+                    format::duration(v)
+                ));
+            }
+            if let (Some(b), Some(v)) = (r.slo_tpot_s, l.tpot_s) {
+                parts.push(format!(
+                    "TPOT {pct} ≤ {} (plan {})",
+                    format::duration(b),
+                    format::duration(v)
+                ));
+            }
+            if !parts.is_empty() {
+                subtitle.push_str(&format!(" Contract: {}.", parts.join(", ")));
+            }
         }
         let x_max = curve
             .iter()
@@ -221,11 +281,11 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
                 fmt: Box::new(move |v| format::number_tick(v, xstep)),
                 desc: "Offered load (requests per second)".into(),
             },
-            y: ms_axis(y_top, "Latency (ms)"),
+            y: ms_axis(y_top * k, axis_desc),
             y2: None,
             lines,
             rules,
-            marks: vec![],
+            marks,
             height: draw::HEIGHT,
         };
         let svg = line::render(&chart).map_err(draw_error(&name))?;
@@ -235,11 +295,19 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
             caption: format!(
                 "How much load can {}'s planned fleet take before the tail breaks the contract? \
                  p50, p95 and p99 latency against offered load at the year-{years} fleet of \
-                 {} unit{}, from the simulator; the dashed line is the SLO bound and the grey \
-                 line the year's busiest-hour traffic.",
+                 {} unit{}, from the simulator under steady Poisson load; {}the grey line is \
+                 the year's peak traffic and the dot the planned fleet as the fleet table \
+                 measured it at that peak (over the busiest window of the design day).",
                 t.name,
                 format::count(units),
-                if units == 1 { "" } else { "s" }
+                if units == 1 { "" } else { "s" },
+                if ctx.slo.is_some() {
+                    "the dashed line is the SLO bound on end-to-end latency; "
+                } else {
+                    "the contract bounds time to first token and per output token, not the \
+                     end-to-end latency drawn, so no bound is drawn (the subtitle gives the \
+                     planned fleet's figures against it); "
+                }
             ),
             svg,
         });
@@ -293,16 +361,16 @@ pub(super) fn cdf(ctx: &Context<'_>) -> Result<Built, ChartError> {
         [(n, Some(v))] => format!(
             "At the planned fleet, {n} answers {} % of requests within {}",
             format::grouped(p, if p.fract() == 0.0 { 0 } else { 1 }),
-            format::ms(*v)
+            format::duration(*v)
         ),
         many => format!(
             "{plabel} at the planned fleet: {}{}",
             many.iter()
-                .map(|(n, v)| format!("{n} {}", v.map_or("–".into(), format::ms)))
+                .map(|(n, v)| format!("{n} {}", v.map_or("–".into(), format::duration)))
                 .collect::<Vec<_>>()
                 .join(", "),
             if bound.is_finite() {
-                format!(" (SLO {})", format::ms(bound))
+                format!(" (SLO {})", format::duration(bound))
             } else {
                 String::new()
             }
@@ -319,7 +387,12 @@ pub(super) fn cdf(ctx: &Context<'_>) -> Result<Built, ChartError> {
     } else {
         x_hi
     };
-    let xa = draw::nice_axis(0.0, x_max, 6);
+    let (k, x_desc) = if x_max >= 2000.0 {
+        (1e-3, "Latency (s)")
+    } else {
+        (1.0, "Latency (ms)")
+    };
+    let xa = draw::nice_axis(0.0, x_max * k, 6);
     let xstep = xa.step;
     let lines: Vec<Line> = tiers
         .iter()
@@ -328,7 +401,7 @@ pub(super) fn cdf(ctx: &Context<'_>) -> Result<Built, ChartError> {
             let mut pts: Vec<(f64, f64)> = t
                 .latency_cdf
                 .iter()
-                .map(|&(s, q)| (s * 1e3, q * 100.0))
+                .map(|&(s, q)| (s * 1e3 * k, q * 100.0))
                 .collect();
             pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
             // Clip at the right edge: swap axes, clip "above", swap back.
@@ -366,12 +439,12 @@ pub(super) fn cdf(ctx: &Context<'_>) -> Result<Built, ChartError> {
     if bound.is_finite() {
         rules.push(Rule {
             vertical: true,
-            at: bound * 1e3,
-            label: format!("SLO bound {}", format::ms(bound)),
+            at: bound * 1e3 * k,
+            label: format!("SLO bound {}", format::duration(bound)),
             color: draw::INK,
         });
         legend.push(LegendEntry {
-            label: format!("SLO: {plabel} ≤ {}", format::ms(bound)),
+            label: format!("SLO: {plabel} ≤ {}", format::duration(bound)),
             color: draw::INK,
             swatch: Swatch::Dashed,
         });
@@ -389,7 +462,7 @@ pub(super) fn cdf(ctx: &Context<'_>) -> Result<Built, ChartError> {
         x: AxisSpec {
             axis: xa,
             fmt: Box::new(move |v| format::number_tick(v, xstep)),
-            desc: "Latency (ms)".into(),
+            desc: x_desc.into(),
         },
         y: AxisSpec {
             axis: Axis {

@@ -192,51 +192,114 @@ pub fn render(c: &LineChart) -> DrawResult<String> {
             draw_right_axis(&root, s, &pixel, bounds)?;
         }
 
-        // Rules first, so lines sit on top of them.
+        // Rules first, so lines sit on top of them. Every vertical rule's strip is kept free
+        // before any label is placed, so no label sits across a rule (the year-5 peak through
+        // the SLO label).
         let mut placer = Placer::new(bounds);
-        for r in &c.rules {
-            let (a, b) = if r.vertical {
+        let inside = |r: &Rule| {
+            if r.vertical {
+                r.at >= x.min && r.at <= x.max
+            } else {
+                r.at >= y.min && r.at <= y.max
+            }
+        };
+        let ends = |r: &Rule| {
+            if r.vertical {
                 (pixel((r.at, y.min), false), pixel((r.at, y.max), false))
             } else {
                 (pixel((x.min, r.at), false), pixel((x.max, r.at), false))
-            };
-            if (r.vertical && (r.at < x.min || r.at > x.max))
-                || (!r.vertical && (r.at < y.min || r.at > y.max))
-            {
-                continue;
             }
+        };
+        for r in c.rules.iter().filter(|r| inside(r)) {
+            let (a, b) = ends(r);
             dashed_path(&root, &[a, b], r.color.stroke_width(2), 8.0, 5.0)?;
+            if r.vertical {
+                placer.reserve(Boxed {
+                    x0: a.0 as f64 - 2.0,
+                    y0: b.1 as f64,
+                    x1: a.0 as f64 + 2.0,
+                    y1: a.1 as f64,
+                });
+            } else {
+                placer.reserve(Boxed {
+                    x0: a.0 as f64,
+                    y0: a.1 as f64 - 1.0,
+                    x1: b.0 as f64,
+                    y1: a.1 as f64 + 1.0,
+                });
+            }
+        }
+        // Where the lines run, sampled every few units, so a rule's label can keep off them.
+        let mut on_lines: Vec<Boxed> = vec![];
+        for l in &c.lines {
+            let pts: Vec<(f64, f64)> = l
+                .points
+                .iter()
+                .filter(|p| p.0.is_finite() && p.1.is_finite())
+                .map(|&(a, b)| (a, if l.secondary { to_primary(b) } else { b }))
+                .collect();
+            for part in draw::clip_above(&pts, y.max) {
+                for w in part.windows(2) {
+                    let (p0, p1) = (pixel(w[0], false), pixel(w[1], false));
+                    let (dx, dy) = ((p1.0 - p0.0) as f64, (p1.1 - p0.1) as f64);
+                    let n = ((dx * dx + dy * dy).sqrt() / 3.0).ceil().max(1.0) as usize;
+                    for i in 0..=n {
+                        let t = i as f64 / n as f64;
+                        let (qx, qy) = (p0.0 as f64 + t * dx, p0.1 as f64 + t * dy);
+                        on_lines.push(Boxed {
+                            x0: qx - 2.0,
+                            y0: qy - 2.0,
+                            x1: qx + 2.0,
+                            y1: qy + 2.0,
+                        });
+                    }
+                }
+            }
+        }
+        let clear_of_lines = |(x0, y0): (f64, f64), w: f64, h: f64| {
+            let b = Boxed {
+                x0: x0 - 2.0,
+                y0: y0 - 1.0,
+                x1: x0 + w + 2.0,
+                y1: y0 + h + 1.0,
+            };
+            !on_lines.iter().any(|t| t.overlaps(&b))
+        };
+        // Horizontal rules first (the SLO), then vertical ones; labels are drawn after the
+        // lines, on top.
+        let mut rule_labels: Vec<(&Rule, (f64, f64))> = vec![];
+        let mut order: Vec<&Rule> = c
+            .rules
+            .iter()
+            .filter(|r| inside(r) && !r.vertical)
+            .collect();
+        order.extend(c.rules.iter().filter(|r| inside(r) && r.vertical));
+        for r in order {
+            let (a, b) = ends(r);
             let w = draw::width(&r.label, draw::NOTE_PX, false);
             let h = draw::NOTE_PX * 1.2;
-            // A horizontal rule is labelled at its left end, above the line, where rising
-            // curves (latency against load, cumulative cost) are still low; a vertical one at
-            // its top, right of the line.
-            let at = if r.vertical {
-                (b.0 as f64 + 4.0, b.1 as f64 + 4.0)
+            // A horizontal rule is labelled above the line, at its left end where rising curves
+            // (latency against load, cumulative cost) are still low, else at its right end, else
+            // below; a vertical one at its top, right of the line, else left of it.
+            let tries: Vec<(f64, f64)> = if r.vertical {
+                vec![
+                    (b.0 as f64 + 5.0, b.1 as f64 + 4.0),
+                    (b.0 as f64 - 5.0 - w - 4.0, b.1 as f64 + 4.0),
+                ]
             } else {
-                (a.0 as f64 + 8.0, a.1 as f64 - h - 3.0)
+                vec![
+                    (a.0 as f64 + 8.0, a.1 as f64 - h - 4.0),
+                    (b.0 as f64 - 8.0 - w, a.1 as f64 - h - 4.0),
+                    (a.0 as f64 + 8.0, a.1 as f64 + 4.0),
+                    (b.0 as f64 - 8.0 - w, a.1 as f64 + 4.0),
+                ]
             };
-            let spot = if bounds.x0 <= at.0 && at.0 + w <= bounds.x1 {
-                placer.reserve(Boxed {
-                    x0: at.0 - 2.0,
-                    y0: at.1 - 1.0,
-                    x1: at.0 + w + 2.0,
-                    y1: at.1 + h + 1.0,
-                });
-                Some(at)
-            } else {
-                placer.place((b.0 as f64, b.1 as f64), w, h)
-            };
+            let spot = tries
+                .into_iter()
+                .find(|&p| clear_of_lines(p, w, h) && placer.claim(p, w, h))
+                .or_else(|| placer.place((b.0 as f64, b.1 as f64), w, h));
             if let Some(spot) = spot {
-                draw::draw_label(
-                    &root,
-                    &r.label,
-                    spot,
-                    spot,
-                    draw::text(draw::NOTE_PX, r.color),
-                    draw::NOTE_PX,
-                    false,
-                )?;
+                rule_labels.push((r, spot));
             }
         }
 
@@ -301,6 +364,18 @@ pub fn render(c: &LineChart) -> DrawResult<String> {
                     }
                 }
             }
+        }
+
+        for (r, spot) in rule_labels {
+            draw::draw_label(
+                &root,
+                &r.label,
+                spot,
+                spot,
+                draw::text(draw::NOTE_PX, r.color),
+                draw::NOTE_PX,
+                false,
+            )?;
         }
 
         // Annotated points: a ring on the point, the label where it fits.
