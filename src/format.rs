@@ -322,6 +322,31 @@ pub fn percent_change(fraction: f64, decimals: usize) -> String {
     }
 }
 
+/// A probability as a percentage, whole unless rounding would say "0 %" of something that
+/// happens or "100 %" of something that does not always: 0.742 → "74 %", 0.995 → "99.5 %".
+pub fn share(p: f64) -> String {
+    let whole = percent(p, 0);
+    if (whole == "0 %" && p > 0.0) || (whole == "100 %" && p < 1.0) {
+        percent(p, 1)
+    } else {
+        whole
+    }
+}
+
+/// A relative change, with as many decimals as it takes not to read as no change:
+/// 0.168 → "+16.8 %", 0.00004 → "+0.004 %"; a change below one part in a million is "at its
+/// base value".
+pub fn change_text(fraction: f64) -> String {
+    if fraction.abs() < 1e-6 {
+        return "at its base value".into();
+    }
+    let mut decimals = 1;
+    while decimals < 4 && (fraction * 100.0).abs() < 0.5 * 10f64.powi(-(decimals as i32)) {
+        decimals += 1;
+    }
+    percent_change(fraction, decimals)
+}
+
 /// A percentage with at most `decimals` decimals and no trailing zeros: 0.07 → "7 %",
 /// 0.075 → "7.5 %".
 pub fn percent_short(fraction: f64, decimals: usize) -> String {
@@ -390,6 +415,17 @@ pub fn flops(f: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shares_and_changes_never_round_to_a_different_story() {
+        assert_eq!(share(0.995), "99.5 %");
+        assert_eq!(share(0.742), "74 %");
+        assert_eq!(share(1.0), "100 %");
+        assert_eq!(change_text(0.168), "+16.8 %");
+        assert_eq!(change_text(-0.2), "-20.0 %");
+        assert_eq!(change_text(0.00004), "+0.004 %");
+        assert_eq!(change_text(1e-9), "at its base value");
+    }
 
     #[test]
     fn durations_in_the_unit_a_reader_says() {

@@ -579,7 +579,7 @@ impl<'a> Model<'a> {
                     value_text(v, &unit),
                     change(v).map_or(String::new(), |c| format!(
                         " ({})",
-                        format::percent_change(c, 1)
+                        format::change_text(c)
                     ))
                 );
                 FlipPoint {
@@ -720,6 +720,46 @@ fn value_text(v: f64, unit: &str) -> String {
     format!("{} {unit}", format::figures3(v))
 }
 
+/// Flip points that flip, nearest the base first (by relative change, then by name): the
+/// recommendation sentence, the PDF's decision page and its risks all read this one order.
+pub fn flips_nearest_first(s: &Sensitivity) -> Vec<&FlipPoint> {
+    let mut f: Vec<_> = s
+        .flip_points
+        .iter()
+        .filter(|f| f.flips && f.value.is_some())
+        .collect();
+    f.sort_by(|a, b| {
+        let d = |x: &FlipPoint| x.change_fraction.map_or(f64::MAX, f64::abs);
+        d(a).total_cmp(&d(b)).then_with(|| a.input.cmp(&b.input))
+    });
+    f
+}
+
+/// "cheapest in 99.5 % of 1,000 samples": the probability the recommended option is the
+/// cheapest, as every output says it.
+pub fn chance_text(p_cheapest: f64, samples: u32) -> String {
+    format!(
+        "cheapest in {} of {} samples",
+        format::share(p_cheapest),
+        format::count(samples)
+    )
+}
+
+/// "nearest flip: costs.x at 373,713 USD (+16.8 %)", or that no input flips it within its
+/// range.
+pub fn flip_text(s: Option<&Sensitivity>) -> String {
+    match s.and_then(|s| flips_nearest_first(s).into_iter().next()) {
+        Some(f) => format!(
+            "nearest flip: {} at {}{}",
+            f.input,
+            value_text(f.value.unwrap_or(f.base_value), &f.unit),
+            f.change_fraction
+                .map_or(String::new(), |c| format!(" ({})", format::change_text(c)))
+        ),
+        None => "no input flips it within its range".into(),
+    }
+}
+
 /// Run the whole analysis on a finished run and attach it: `sensitivity` and `uncertainty` in
 /// the results, and the recommendation sentence's "(cheapest in X % of N samples; nearest
 /// flip: …)". Does nothing when the scenario has no uncertain input.
@@ -735,29 +775,11 @@ pub fn attach(scenario: &Scenario, results: &mut RunResults, method: Method, sam
     drop(model);
     if let (Some(rec), Some(b)) = (results.recommendation.as_mut(), best) {
         let p = mc.options.get(b).map_or(0.0, |o| o.p_cheapest);
-        let nearest = sensitivity.as_ref().and_then(|s| {
-            s.flip_points.iter().filter(|f| f.flips).min_by(|a, b| {
-                let d = |f: &FlipPoint| f.change_fraction.map_or(f64::INFINITY, f64::abs);
-                d(a).total_cmp(&d(b))
-            })
-        });
-        let flip = match nearest {
-            Some(f) => format!(
-                "nearest flip: {} at {}{}",
-                f.input,
-                value_text(f.value.unwrap_or(f.base_value), &f.unit),
-                f.change_fraction.map_or(String::new(), |c| format!(
-                    " ({})",
-                    format::percent_change(c, 1)
-                ))
-            ),
-            None => "no input flips it within its range".into(),
-        };
         let sentence = rec.sentence.trim_end_matches('.').to_string();
         rec.sentence = format!(
-            "{sentence} (cheapest in {} of {} samples; {flip}).",
-            format::percent(p, 0),
-            format::count(mc.samples)
+            "{sentence} ({}; {}).",
+            chance_text(p, mc.samples),
+            flip_text(sensitivity.as_ref())
         );
     }
     results.sensitivity = sensitivity;

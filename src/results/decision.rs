@@ -227,33 +227,17 @@ pub fn price_basis(r: &RunResults) -> Option<String> {
 /// samples and the nearest flip point. `None` when the analysis did not run.
 pub fn how_sure(r: &RunResults) -> Option<String> {
     let rec = r.recommendation.as_ref()?;
-    let mut parts = vec![];
-    if let Some(u) = &r.uncertainty
-        && let Some(o) = u
-            .options
-            .iter()
-            .find(|o| o.tier == rec.best.tier && o.option == rec.best.option)
-    {
-        parts.push(format!(
-            "cheapest in {} of {} Monte Carlo samples of every uncertain input",
-            format::percent(o.p_cheapest, 0),
-            format::count(u.samples)
-        ));
-    }
-    if let Some(s) = &r.sensitivity {
-        match nearest_flips(r).first() {
-            Some(f) => parts.push(format!("nearest flip point: {} {}", f.input, f.verdict)),
-            None if !s.flip_points.is_empty() => parts.push(format!(
-                "no single input flips it within its range ({} inputs tried)",
-                s.flip_points.len()
-            )),
-            None => {}
-        }
-    }
-    if parts.is_empty() {
-        return None;
-    }
-    let mut s = parts.join("; ");
+    let u = r.uncertainty.as_ref()?;
+    let o = u
+        .options
+        .iter()
+        .find(|o| o.tier == rec.best.tier && o.option == rec.best.option)?;
+    let s = format!(
+        "{}; {}",
+        crate::uncertainty::chance_text(o.p_cheapest, u.samples),
+        crate::uncertainty::flip_text(r.sensitivity.as_ref())
+    );
+    let mut s = s;
     if let Some(first) = s.get(..1) {
         s = first.to_uppercase() + &s[1..];
     }
@@ -262,19 +246,9 @@ pub fn how_sure(r: &RunResults) -> Option<String> {
 
 /// Flip points that flip, nearest the base first (by relative change).
 fn nearest_flips(r: &RunResults) -> Vec<&crate::uncertainty::FlipPoint> {
-    let Some(s) = &r.sensitivity else {
-        return vec![];
-    };
-    let mut f: Vec<_> = s
-        .flip_points
-        .iter()
-        .filter(|f| f.flips && f.value.is_some())
-        .collect();
-    f.sort_by(|a, b| {
-        let d = |x: &crate::uncertainty::FlipPoint| x.change_fraction.map_or(f64::MAX, f64::abs);
-        d(a).total_cmp(&d(b)).then_with(|| a.input.cmp(&b.input))
-    });
-    f
+    r.sensitivity
+        .as_ref()
+        .map_or(vec![], crate::uncertainty::flips_nearest_first)
 }
 
 /// The risks to the recommendation a reader should weigh first, most important first, at most

@@ -71,14 +71,7 @@ pub(crate) fn contenders(results: &RunResults) -> Vec<&OptionSpread> {
 
 /// A share of samples for a title: whole percent ("74 %"), but one decimal where whole percent
 /// would round a share that is not 0 or 1 to "0 %" or "100 %" ("99.5 %").
-pub fn share(p: f64) -> String {
-    let whole = format::percent(p, 0);
-    if (whole == "0 %" && p > 0.0) || (whole == "100 %" && p < 1.0) {
-        format::percent(p, 1)
-    } else {
-        whole
-    }
-}
+pub use crate::format::share;
 
 /// The finding: the option most often cheapest, and how often; the recommended one too when
 /// it is another.

@@ -154,7 +154,7 @@ pub(crate) fn finding(results: &RunResults, m: &Measure<'_>) -> Option<String> {
     let shown = m.shown();
     let (top, top_flip) = shown.first()?;
     let name = input_name(&top.input, results);
-    let pct = |c: f64| format::percent_change(c, 1);
+    let pct = format::change_text;
     let flip_at = |f: &FlipPoint| {
         let value = format!(
             "{} {}",
