@@ -84,6 +84,9 @@ pub struct Tier {
     pub price_change_override: Option<Cited>,
     /// On-prem spares per year (N + k), replacing the availability target's.
     pub spares: Option<u32>,
+    /// The tier's own `service_cv`, which replaces the profile's `efficiency.service_cv` (kept
+    /// here for the report's inputs; the tier's copy of the profile carries it into the plan).
+    pub service_cv_override: Option<Cited>,
     /// The service-time plan of this tier's profile, workload, precision and batching, computed
     /// once here (validation already needs it to check that the model fits) and kept, so the
     /// capacity plan and the reports never recompute it. Derived, not an input, so not
@@ -216,6 +219,9 @@ impl Scenario {
             if let Some(g) = &t.price_change_override {
                 out.push(InputRecord::new(&t.name, "price_change_per_year", g));
             }
+            if let Some(c) = &t.service_cv_override {
+                out.push(InputRecord::new(&t.name, "service_cv", c));
+            }
             if !seen.insert(t.profile.name.clone()) {
                 continue;
             }
@@ -223,6 +229,11 @@ impl Scenario {
                 // A tier's override is recorded under the tier, not as the profile's figure.
                 if t.price_change_override.is_some()
                     && field == crate::hardware::numbers::CHANGE_PER_YEAR.label
+                {
+                    continue;
+                }
+                if t.service_cv_override.is_some()
+                    && field == crate::hardware::numbers::SERVICE_CV.label
                 {
                     continue;
                 }
@@ -703,6 +714,18 @@ fn validate_tier(
             crate::hardware::WINDOW_MS_TEXT,
         )? * 1e-3;
     }
+    // The tier's service-time spread replaces the profile's before the plan is built from it.
+    let mut profile = profile;
+    let service_cv_override = match &t.service_cv {
+        Some(v) => {
+            let decl = &crate::hardware::numbers::SERVICE_CV;
+            let x = decl.valid.check(src, &field("service_cv"), v)?;
+            let c = user_cited(src, v, x, t.service_cv_source.as_ref());
+            profile.service_cv = c.clone();
+            Some(c)
+        }
+        None => None,
+    };
     // The model must fit: check now so the error names the tier, not a later stage.
     let plan = crate::perf::plan(&profile, workload, precision, &batching).map_err(|e| {
         src.error(&t.profile, field("profile"), e.message.clone())
@@ -804,6 +827,7 @@ fn validate_tier(
         profile,
         spot_meets_slo,
         price_change_override,
+        service_cv_override,
         options,
         fixed_units,
         precision,

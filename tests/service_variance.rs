@@ -1,0 +1,296 @@
+//! Service-time variability (issue 10 item 1) and closed-loop load (item 5), checked against
+//! queueing theory with fixed seeds:
+//!
+//! * a mean-1 log-normal multiplier on a CPU core's work, or on an accelerator's batch, turns the
+//!   single-server model into M/G/1, whose mean wait is Pollaczek–Khinchine's
+//!   W_q = λE\[S²\] / (2(1 − ρ)) with E\[S²\] = (1 + cv²)·mean² (Kleinrock, *Queueing Systems*
+//!   vol. 1, 1975, eq. 5.73);
+//! * with the spread the tail separates from the median (p99 > p50) while the mean service time
+//!   stays the roofline's; without it (cv = 0) every number is the same as with no variability;
+//! * a closed loop obeys the interactive response-time law X = C / (R + Z) (Denning & Buzen,
+//!   ACM Computing Surveys 10(3), 1978), and with exponential service and think times it is the
+//!   machine-repairman model (finite-source M/M/1), whose throughput is
+//!   X = (1 − p₀)/S with p₀ = 1 / Σₙ C!/(C−n)! (S/Z)ⁿ (Gross, Shortle, Thompson & Harris,
+//!   *Fundamentals of Queueing Theory*, 4th ed., 2008, §3.7).
+
+mod common;
+
+use common::run;
+use tco_sim::sim::{
+    self, ClosedLoop, DeterministicArrivals, Dispatch, FleetSpec, PoissonArrivals, ServerModel,
+    ServiceDist, SimReport, ThinkTime, Variability,
+};
+use tco_sim::traffic::Request;
+
+const MEAN_S: f64 = 0.010;
+
+fn one_core(variability: Variability) -> FleetSpec {
+    FleetSpec {
+        units: 1,
+        server: ServerModel::SharedBandwidth {
+            chips: 1,
+            cores_per_chip: 1,
+            time_at_busy_s: vec![MEAN_S],
+            variability,
+        },
+        dispatch: Dispatch::SharedQueue,
+        queue_cap: None,
+        timeout_s: None,
+    }
+}
+
+fn one_device(variability: Variability) -> FleetSpec {
+    FleetSpec {
+        units: 1,
+        server: ServerModel::Batching {
+            devices: 1,
+            max_batch: 1,
+            window_s: 0.0,
+            batch_time_s: vec![MEAN_S],
+            variability,
+        },
+        dispatch: Dispatch::SharedQueue,
+        queue_cap: None,
+        timeout_s: None,
+    }
+}
+
+fn poisson(fleet: &FleetSpec, rho: f64, per_rep: u64, reps: u32, seed: u64) -> SimReport {
+    let lambda = rho / MEAN_S;
+    sim::simulate(fleet, &run(20.0, reps, seed), |rep| {
+        PoissonArrivals::new(seed, rep, lambda, per_rep)
+    })
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// M/G/1 with log-normal service at ρ = 0.7 and cv = 1: the simulated mean wait is
+/// Pollaczek–Khinchine's within twice the 95 % confidence half-width between replications (and
+/// within 5 %), for the per-request spread of a CPU core and the per-batch spread of a device.
+#[test]
+fn mg1_lognormal_multiplier_mean_wait_is_pollaczek_khinchine() {
+    let (rho, cv) = (0.7, 1.0);
+    let lambda = rho / MEAN_S;
+    let theory = lambda * (1.0 + cv * cv) * MEAN_S * MEAN_S / (2.0 * (1.0 - rho));
+    for fleet in [
+        one_core(Variability::LogNormal { cv }),
+        one_device(Variability::LogNormal { cv }),
+    ] {
+        let r = poisson(&fleet, rho, 200_000, 8, 11);
+        let got = r.queueing.mean.value_s;
+        let ci = r.queueing.mean.ci95_half_width_s.unwrap_or(0.0);
+        assert!(
+            (got - theory).abs() <= (2.0 * ci).max(1e-9) && (got / theory - 1.0).abs() < 0.05,
+            "{:?}: mean wait {got:.6} s, Pollaczek–Khinchine {theory:.6} s, ci95 ±{ci:.6}",
+            fleet.server
+        );
+        // The multiplier has mean 1: the mean service time is the roofline's.
+        assert!(
+            (r.service.mean.value_s / MEAN_S - 1.0).abs() < 0.01,
+            "{}",
+            r.service.mean.value_s
+        );
+    }
+}
+
+/// Requests that never queue (one every 50 ms on a 10 ms core): without variability every one
+/// takes exactly 10 ms, so p50 = p99; with cv = 0.5 the p99 is well above the median, near the
+/// log-normal's own p99/p50 = exp(2.326·σ) = 3.0 for σ² = ln 1.25.
+#[test]
+fn p99_exceeds_p50_only_with_a_spread() {
+    let go = |v: Variability, fleet: fn(Variability) -> FleetSpec| {
+        sim::simulate(&fleet(v), &run(0.0, 2, 5), |_| {
+            DeterministicArrivals::new(50_000_000, 20_000)
+        })
+        .unwrap_or_else(|e| panic!("{e}"))
+    };
+    for fleet in [one_core as fn(Variability) -> FleetSpec, one_device] {
+        let flat = go(Variability::None, fleet);
+        assert_eq!(flat.latency.p50.value_s, flat.latency.p99.value_s);
+        assert!((flat.latency.p50.value_s - MEAN_S).abs() < 1e-4);
+        let spread = go(Variability::LogNormal { cv: 0.5 }, fleet);
+        let ratio = spread.latency.p99.value_s / spread.latency.p50.value_s;
+        assert!((2.6..3.4).contains(&ratio), "p99/p50 = {ratio}");
+    }
+}
+
+/// cv = 0 is no variability at all: the same report, bit for bit, for every model that takes a
+/// spread (no random number is drawn).
+#[test]
+fn cv_zero_reproduces_the_deterministic_plan_exactly() {
+    assert_eq!(Variability::lognormal(0.0), Variability::None);
+    let with = |v: Variability| {
+        [one_core(v.clone()), one_device(v)]
+            .iter()
+            .map(|f| serde_json::to_string(&poisson(f, 0.8, 20_000, 2, 3)).unwrap_or_default())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        with(Variability::None),
+        with(Variability::LogNormal { cv: 0.0 })
+    );
+    // And a spread does change the answer (the test could not pass for an ignored cv).
+    assert_ne!(
+        with(Variability::None),
+        with(Variability::LogNormal { cv: 0.3 })
+    );
+}
+
+/// Empirical spread: measured times are divided by their mean, so the mean is kept and only the
+/// shape is taken.
+#[test]
+fn empirical_spread_keeps_the_mean() {
+    let fleet = one_core(Variability::Empirical {
+        relative: vec![7.0, 9.0, 10.0, 14.0],
+    });
+    let r = sim::simulate(&fleet, &run(0.0, 2, 9), |_| {
+        DeterministicArrivals::new(50_000_000, 20_000)
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!((r.service.mean.value_s / MEAN_S - 1.0).abs() < 0.01);
+    assert!(
+        (r.latency.min_s - 0.7 * MEAN_S).abs() < 1e-6,
+        "{}",
+        r.latency.min_s
+    );
+    assert!(
+        (r.latency.max_s - 1.4 * MEAN_S).abs() < 1e-6,
+        "{}",
+        r.latency.max_s
+    );
+}
+
+fn closed(fleet: &FleetSpec, clients: u32, think: ThinkTime, seed: u64) -> SimReport {
+    let c = ClosedLoop {
+        clients,
+        think,
+        duration_s: 400.0,
+        max_requests: 1_000_000,
+    };
+    sim::simulate_closed(fleet, &run(20.0, 4, seed), &c, |_| {
+        std::iter::repeat(Request::default())
+    })
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The interactive response-time law X = C / (R + Z), for fixed and exponential think times
+/// and no think time at all, on a CPU with a spread and on a batching accelerator. Z is the
+/// mean think time, R the mean response time the run measured.
+#[test]
+fn closed_loop_obeys_the_response_time_law() {
+    let cpu = FleetSpec {
+        units: 2,
+        server: ServerModel::SharedBandwidth {
+            chips: 1,
+            cores_per_chip: 4,
+            time_at_busy_s: vec![0.004, 0.005, 0.006, 0.008],
+            variability: Variability::LogNormal { cv: 0.4 },
+        },
+        dispatch: Dispatch::JoinShortestQueue,
+        queue_cap: None,
+        timeout_s: None,
+    };
+    let accel = FleetSpec {
+        units: 1,
+        server: ServerModel::Batching {
+            devices: 2,
+            max_batch: 4,
+            window_s: 0.001,
+            batch_time_s: vec![0.004, 0.005, 0.006, 0.007],
+            variability: Variability::LogNormal { cv: 0.1 },
+        },
+        dispatch: Dispatch::SharedQueue,
+        queue_cap: None,
+        timeout_s: None,
+    };
+    for fleet in [cpu, accel] {
+        for think in [
+            ThinkTime::None,
+            ThinkTime::Fixed { s: 0.02 },
+            ThinkTime::Exponential { mean_s: 0.02 },
+        ] {
+            let clients = 12;
+            let r = closed(&fleet, clients, think, 21);
+            let x = r.throughput_per_s;
+            let law = f64::from(clients) / (r.latency.mean.value_s + think.mean_s());
+            assert!(
+                (x / law - 1.0).abs() < 0.01,
+                "{think:?}: X = {x:.2}/s, C/(R+Z) = {law:.2}/s"
+            );
+            // Never more in flight than there are clients.
+            assert!(r.queue.max_waiting < u64::from(clients));
+        }
+    }
+}
+
+/// Finite-source M/M/1 (machine repairman): C = 5 clients, exponential think Z = 40 ms,
+/// exponential service S = 10 ms. Throughput X = (1 − p₀)/S, p₀ = 1 / Σₙ₌₀..C C!/(C−n)!·(S/Z)ⁿ.
+#[test]
+fn closed_mm1_matches_the_machine_repairman_model() {
+    let (c, s, z) = (5u32, 0.010, 0.040);
+    let mut term = 1.0;
+    let mut sum = 1.0;
+    for n in 1..=c {
+        term *= f64::from(c - n + 1) * s / z;
+        sum += term;
+    }
+    let p0 = 1.0 / sum;
+    let x_theory = (1.0 - p0) / s;
+    let r_theory = f64::from(c) / x_theory - z;
+    let fleet = common::mgc(1, ServiceDist::Exponential { mean_s: s });
+    let r = closed(&fleet, c, ThinkTime::Exponential { mean_s: z }, 4);
+    let x = r.throughput_per_s;
+    let resp = r.latency.mean.value_s;
+    assert!(
+        (x / x_theory - 1.0).abs() < 0.01,
+        "X = {x:.3}/s, machine repairman {x_theory:.3}/s"
+    );
+    assert!(
+        (resp / r_theory - 1.0).abs() < 0.03,
+        "R = {resp:.5} s, machine repairman {r_theory:.5} s"
+    );
+}
+
+/// A closed loop without clients, or with a NaN think time, is refused with the field named.
+#[test]
+fn closed_loop_rejects_bad_settings() {
+    let fleet = one_core(Variability::None);
+    let bad = |c: ClosedLoop| {
+        sim::simulate_closed(&fleet, &run(0.0, 1, 1), &c, |_| {
+            std::iter::repeat(Request::default())
+        })
+        .map(|_| ())
+        .unwrap_err()
+        .to_string()
+    };
+    let ok = ClosedLoop {
+        clients: 1,
+        think: ThinkTime::None,
+        duration_s: 1.0,
+        max_requests: 10,
+    };
+    assert!(
+        bad(ClosedLoop {
+            clients: 0,
+            ..ok.clone()
+        })
+        .contains("closed.clients")
+    );
+    assert!(
+        bad(ClosedLoop {
+            think: ThinkTime::Exponential { mean_s: f64::NAN },
+            ..ok
+        })
+        .contains("closed.think.mean_s")
+    );
+}
+
+/// A variability cv outside 0..=10 is refused by the simulator, naming the field.
+#[test]
+fn a_bad_cv_is_refused() {
+    let e = sim::check(
+        &one_core(Variability::LogNormal { cv: f64::INFINITY }),
+        &run(0.0, 1, 1),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("server.variability.cv"), "{e}");
+}
