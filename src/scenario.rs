@@ -724,7 +724,18 @@ fn validate_tier(
             profile.service_cv = c.clone();
             Some(c)
         }
-        None => None,
+        None => {
+            if t.service_cv_source.is_some() {
+                return Err(src
+                    .error_at(
+                        Some(t.profile.span()),
+                        field("service_cv_source"),
+                        "cites a service_cv the tier does not set",
+                    )
+                    .with_help("set service_cv on this tier, or remove service_cv_source"));
+            }
+            None
+        }
     };
     // The model must fit: check now so the error names the tier, not a later stage.
     let plan = crate::perf::plan(&profile, workload, precision, &batching).map_err(|e| {

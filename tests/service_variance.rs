@@ -294,3 +294,111 @@ fn a_bad_cv_is_refused() {
     .unwrap_err();
     assert!(e.to_string().contains("server.variability.cv"), "{e}");
 }
+
+fn scenario_text(workload_extra: &str, tier_extra: &str) -> String {
+    format!(
+        r#"name = "variance test"
+horizon_years = 1
+seed = 3
+[workload]
+preset = "all-minilm-l6-v2"
+precision = "int8"
+{workload_extra}
+[traffic]
+pattern = "constant"
+peak_rps = 300
+[slo]
+percentile = 99
+latency_ms = 200
+[[tier]]
+profile = "altra-max-m128-30-1u"
+{tier_extra}
+[simulation]
+window_s = 60
+warmup_s = 5
+replications = 2
+"#
+    )
+}
+
+fn load(text: &str) -> Result<tco_sim::scenario::Scenario, tco_sim::input::InputError> {
+    tco_sim::scenario::Scenario::from_source(&tco_sim::input::SourceFile::from_text(
+        "variance.toml",
+        text.to_string(),
+    ))
+}
+
+/// `token_cv` (and every other token key) on a classic model would have no effect: it is refused
+/// with its line and column and a pointer to `service_cv`, never silently ignored.
+#[test]
+fn token_keys_on_a_classic_model_are_refused_where_they_are() {
+    for (key, line) in [
+        ("token_cv = 0.5", "token_cv"),
+        ("max_tokens = 512", "max_tokens"),
+        ("prompt_tokens = 100", "prompt_tokens"),
+        ("tokens_from_trace = false", "tokens_from_trace"),
+    ] {
+        let e = load(&scenario_text(key, "")).unwrap_err();
+        assert_eq!(
+            e.field.as_deref(),
+            Some(format!("workload.{line}").as_str())
+        );
+        assert_eq!(e.message, "token counts apply only to generative models");
+        assert!(
+            e.help.as_deref().unwrap_or("").contains("service_cv"),
+            "{e}"
+        );
+        if key != "tokens_from_trace = false" {
+            assert_eq!(e.position, Some((7, key.find('=').map_or(1, |i| i + 3))));
+        }
+    }
+    // A source for a service_cv the tier does not set is refused too.
+    let e = load(&scenario_text("", "service_cv_source = \"our PoC\"")).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("tier[0].service_cv_source"));
+}
+
+/// The profile's default CV reaches the plan, a tier's `service_cv` replaces it (and is listed
+/// under the tier in the inputs), and a range error names the tier's field.
+#[test]
+fn a_tier_service_cv_replaces_the_profile_default() {
+    use tco_sim::perf::ServicePlan;
+    let cv_of = |s: &tco_sim::scenario::Scenario| match &s.tiers[0].plan {
+        ServicePlan::Classic(p) => p.variability.clone(),
+        ServicePlan::Generative(p) => p.variability.clone(),
+    };
+    let default = load(&scenario_text("", "")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(default.tiers[0].profile.service_cv.value, 0.25);
+    assert_eq!(cv_of(&default), Variability::LogNormal { cv: 0.25 });
+    let zero = load(&scenario_text(
+        "",
+        "service_cv = 0\nservice_cv_source = \"measured flat\"",
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(cv_of(&zero), Variability::None);
+    assert!(
+        zero.input_records()
+            .iter()
+            .any(|i| i.field == "service_cv" && i.value == 0.0)
+    );
+    let e = load(&scenario_text("", "service_cv = 11")).unwrap_err();
+    assert_eq!(e.field.as_deref(), Some("tier[0].service_cv"));
+    assert_eq!(e.position, Some((16, 14)));
+}
+
+/// Through the planner: the design run of a CPU tier with its default spread has p99 > p50,
+/// and with `service_cv = 0` the CPU's latency has no tail beyond queueing (p50 = p99 at this
+/// light load, as before the spread existed).
+#[test]
+fn the_planned_cpu_tier_has_a_tail_only_with_a_spread() {
+    use tco_sim::capacity::search::{TierContext, evaluate};
+    let run = |tier_extra: &str| {
+        let s = load(&scenario_text("", tier_extra)).unwrap_or_else(|e| panic!("{e}"));
+        let ctx = TierContext::new(&s, 0, 2);
+        let e = evaluate(&ctx, 1, 1).unwrap_or_else(|e| panic!("{e}"));
+        (e.report.latency.p50.value_s, e.report.latency.p99.value_s)
+    };
+    let (p50, p99) = run("");
+    assert!(p99 > 1.5 * p50, "p50 {p50}, p99 {p99}");
+    let (p50, p99) = run("service_cv = 0");
+    assert_eq!(p50, p99);
+}
