@@ -722,6 +722,8 @@ mod tests {
                 "efficiency.compute",
                 "efficiency.memory",
                 "efficiency.batch_overhead [s]",
+                // Not in the file: the CPU default, listed with its source like any number.
+                "efficiency.service_cv",
                 "price.purchase_usd",
             ]
         );

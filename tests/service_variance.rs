@@ -402,3 +402,69 @@ fn the_planned_cpu_tier_has_a_tail_only_with_a_spread() {
     let (p50, p99) = run("service_cv = 0");
     assert_eq!(p50, p99);
 }
+
+/// The measurement of issue 10 (a benchmark, not a test: `cargo test --release --test
+/// service_variance -- --ignored --nocapture sustained`): on one unit of each shipped tier of
+/// `embedding-api.toml`, the highest Poisson rate whose p99 stays within a bound, as a share of
+/// the unit's saturation (roofline) throughput, with the profile's default spread and with none.
+/// Bounds: the scenario's 100 ms, and a tight one of 3× the lone request's time.
+#[test]
+#[ignore = "a measurement; prints a table"]
+fn sustained_rate_under_a_p99_bound() {
+    use tco_sim::capacity::search::TierContext;
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/embedding-api.toml");
+    let base = tco_sim::scenario::Scenario::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    println!("| tier | bound | cv | sustained / saturation |");
+    println!("|---|---|---|---|");
+    for (i, tier) in base.tiers.iter().enumerate() {
+        let lone = match &tier.plan {
+            tco_sim::perf::ServicePlan::Classic(p) => p.lone_request_s(),
+            tco_sim::perf::ServicePlan::Generative(_) => continue,
+        };
+        for bound in [0.100, 3.0 * lone] {
+            for cv in [0.0, tier.profile.service_cv.value] {
+                let mut s = base.clone();
+                s.tiers[i].profile.service_cv.value = cv;
+                s.rebuild_service_plans();
+                let ctx = TierContext::new(&s, i, 2);
+                let sat = ctx.unit_throughput_rps;
+                let fleet = FleetSpec {
+                    units: 1,
+                    server: ctx.server.clone(),
+                    dispatch: Dispatch::SharedQueue,
+                    queue_cap: None,
+                    timeout_s: None,
+                };
+                let p99 = |f: f64| {
+                    let rate = f * sat;
+                    let n = 60_000u64;
+                    let r = sim::simulate(&fleet, &run(5_000.0 / rate, 2, 7), |rep| {
+                        PoissonArrivals::new(7, rep, rate, n)
+                    })
+                    .unwrap_or_else(|e| panic!("{e}"));
+                    if r.unstable {
+                        f64::INFINITY
+                    } else {
+                        r.latency.p99.value_s
+                    }
+                };
+                let (mut lo, mut hi) = (0.0, 1.0);
+                for _ in 0..12 {
+                    let mid = 0.5 * (lo + hi);
+                    if p99(mid) <= bound {
+                        lo = mid;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                println!(
+                    "| {} | {:.1} ms | {cv} | {:.1} % |",
+                    tier.name,
+                    bound * 1e3,
+                    lo * 100.0
+                );
+            }
+        }
+    }
+}
