@@ -796,7 +796,6 @@ fn validate_tier(
         }
         None => false,
     };
-    let mut profile = profile;
     let price_change_override = match &t.price_change_per_year {
         Some(v) => {
             let decl = &crate::hardware::numbers::CHANGE_PER_YEAR;
