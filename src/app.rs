@@ -228,9 +228,11 @@ fn simulate(args: &SimulateArgs, global: &GlobalArgs) -> Result<()> {
         );
     }
     let bar = Progress::new(shows_progress(global), Work::Planning);
-    let sweep = search::sweep_sizes(&scenario, args.year, &args.units, &|done, total| {
-        bar.tick(done, total)
-    })?;
+    let tick = |done, total| bar.tick(done, total);
+    let sweep = match args.concurrency {
+        Some(c) => search::sweep_closed(&scenario, &args.units, c, think_time(args)?, &tick)?,
+        None => search::sweep_sizes(&scenario, args.year, &args.units, &tick)?,
+    };
     bar.finish();
     match global.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&sweep.runs)?),
@@ -238,6 +240,31 @@ fn simulate(args: &SimulateArgs, global: &GlobalArgs) -> Result<()> {
         Format::Table => {}
     }
     Ok(())
+}
+
+/// The closed-loop think time of `simulate --think-ms`, checked.
+fn think_time(args: &SimulateArgs) -> Result<crate::sim::ThinkTime> {
+    if args.concurrency == Some(0) {
+        return Err(
+            InputError::new("--concurrency 0: a closed loop needs a request in flight")
+                .with_help("valid: 1 or more requests in flight, e.g. --concurrency 64")
+                .into(),
+        );
+    }
+    let Some(ms) = args.think_ms else {
+        return Ok(crate::sim::ThinkTime::None);
+    };
+    if !(ms.is_finite() && (0.0..=crate::sim::MAX_DURATION_S * 1e3).contains(&ms)) {
+        return Err(InputError::new(format!("--think-ms {ms} is not valid"))
+            .with_help("valid: milliseconds from 0 to 1e9")
+            .into());
+    }
+    let s = ms * 1e-3;
+    Ok(match args.think {
+        _ if ms == 0.0 => crate::sim::ThinkTime::None,
+        crate::cli::ThinkKind::Exponential => crate::sim::ThinkTime::Exponential { mean_s: s },
+        crate::cli::ThinkKind::Fixed => crate::sim::ThinkTime::Fixed { s },
+    })
 }
 
 /// Is this TOML file a hardware profile (rather than a scenario)?

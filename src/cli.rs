@@ -150,6 +150,27 @@ pub struct SimulateArgs {
     /// Replications per fleet size (overrides simulation.replications).
     #[arg(long)]
     pub replications: Option<u32>,
+    /// Closed-loop load instead of the design traffic: keep C requests in flight (each client
+    /// sends its next request when its last one completes, after --think-ms) for
+    /// simulation.window_s seconds. Needs --units.
+    #[arg(long, value_name = "C", requires = "units")]
+    pub concurrency: Option<u32>,
+    /// Closed loop: mean think time between a response and the client's next request [ms]
+    /// (default 0).
+    #[arg(long, value_name = "MS", requires = "concurrency")]
+    pub think_ms: Option<f64>,
+    /// Closed loop: how think times are drawn (default exponential; ignored without --think-ms).
+    #[arg(long, value_enum, requires = "think_ms", default_value_t = ThinkKind::Exponential)]
+    pub think: ThinkKind,
+}
+
+/// How a closed-loop client's think time is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ThinkKind {
+    /// Exponential with mean --think-ms.
+    Exponential,
+    /// Always --think-ms.
+    Fixed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ValueEnum)]

@@ -232,6 +232,9 @@ pub struct Profile {
     pub efficiency_compute: Cited,
     pub efficiency_memory: Cited,
     pub batch_overhead_s: Cited,
+    /// Coefficient of variation of the service time around the roofline time (std / mean of a
+    /// log-normal multiplier of mean 1); from the profile or [`default_service_cv`].
+    pub service_cv: Cited,
     pub batching: Batching,
     pub prices: Prices,
     pub calibration: Option<CalibrationFile>,
@@ -417,6 +420,10 @@ fn validate(
     let e_c = required(&numbers::EFFICIENCY_COMPUTE)?;
     let e_m = required(&numbers::EFFICIENCY_MEMORY)?;
     let t0 = required(&numbers::BATCH_OVERHEAD)?;
+    let service_cv = match read(&numbers::SERVICE_CV)? {
+        Some(c) => c,
+        None => default_service_cv(kind),
+    };
 
     let batching = match &f.batching {
         None => Batching {
@@ -515,11 +522,52 @@ fn validate(
         efficiency_compute: e_c,
         efficiency_memory: e_m,
         batch_overhead_s: t0,
+        service_cv,
         batching,
         prices,
         calibration: f.calibration,
         sources,
     })
+}
+
+/// The service-time CV of a profile that does not give `efficiency.service_cv`: an estimate per
+/// kind of unit, until measured latencies replace it.
+///
+/// * Accelerators, 0.05: Gujarati et al. observe that DNN inference on a dedicated GPU is close
+///   to deterministic (Clockwork, OSDI 2020); 5 % leaves room for clock boosting, framework
+///   jitter and input-dependent kernels.
+/// * CPUs, 0.25: cores that share caches and memory vary far more; Yang, Lu & Ren measure
+///   latency variability that grows with CPU contention (arXiv 2003.00138, 2020). 0.25 is an
+///   estimate of a loaded server's spread, not a measurement.
+pub fn default_service_cv(kind: UnitKind) -> Cited {
+    let (value, source, note) = match kind {
+        UnitKind::Cpu => (
+            0.25,
+            crate::cite::Source {
+                key: "yang-2020-latency-variability".into(),
+                title: "Yang, Lu & Ren, 'A Note on Latency Variability of Deep Neural Networks for Mobile Inference', arXiv 2003.00138 (latency variability grows with CPU resource contention)".into(),
+                url: Some("https://arxiv.org/abs/2003.00138".into()),
+                date: "2020-02-29".into(),
+            },
+            "tco-sim default for a CPU profile without efficiency.service_cv: cores sharing caches and memory bandwidth, OS noise and input-dependent kernels spread each request's time; 0.25 is an estimate, not a measurement — replace it with the CV of measured per-request latencies",
+        ),
+        _ => (
+            0.05,
+            crate::cite::Source {
+                key: "gujarati-2020-clockwork".into(),
+                title: "Gujarati et al., 'Serving DNNs like Clockwork: Performance Predictability from the Bottom Up', OSDI 2020 (DNN inference on a dedicated accelerator is close to deterministic)".into(),
+                url: Some("https://arxiv.org/abs/2006.02464".into()),
+                date: "2020-11".into(),
+            },
+            "tco-sim default for an accelerator profile without efficiency.service_cv: inference of a fixed shape on a dedicated device is near-deterministic (Clockwork); 0.05 allows for clock boosting and framework jitter. An estimate — replace it with the CV of measured per-batch latencies",
+        ),
+    };
+    Cited {
+        value,
+        basis: crate::cite::Basis::Estimate,
+        source,
+        note: Some(note.into()),
+    }
 }
 
 fn check_compiled_sizes(
@@ -674,6 +722,8 @@ mod tests {
                 "efficiency.compute",
                 "efficiency.memory",
                 "efficiency.batch_overhead [s]",
+                // Not in the file: the CPU default, listed with its source like any number.
+                "efficiency.service_cv",
                 "price.purchase_usd",
             ]
         );

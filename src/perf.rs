@@ -14,11 +14,18 @@
 //! `BW/k`, so a bandwidth-bound request slows as concurrency rises. An accelerator batches; a
 //! compiled-shape accelerator (Inferentia) pads a batch up to the next compiled size, paying for
 //! the padding. A generative model runs a compute-bound prefill, then memory-bound decode steps.
+//!
+//! These times are means. The profile's `efficiency.service_cv` (or the tier's `service_cv`)
+//! spreads each around its mean with a log-normal multiplier of mean 1 — per request on a CPU
+//! core, per batch on an accelerator, per iteration for a generative model — which the plan
+//! carries as a [`Variability`] for the simulator; the throughput and the analytic bound, which
+//! depend only on the means, do not change with it.
 
 use serde::Serialize;
 
 use crate::hardware::{Batching, Precision, Profile, UnitKind};
 use crate::input::InputError;
+use crate::sim::Variability;
 use crate::workload::{GenerativeModel, Workload};
 
 /// Fraction of device memory a serving engine may use for weights and KV cache. vLLM's default
@@ -70,6 +77,9 @@ pub struct ClassicPlan {
     /// Accelerators: time of a batch of b requests, b = 1..=max_batch, padded to compiled shapes.
     pub batch_time_s: Vec<f64>,
     pub batching: Batching,
+    /// Spread of each request's (CPU) or batch's (accelerator) time around the times above,
+    /// which are its mean.
+    pub variability: Variability,
 }
 
 impl ClassicPlan {
@@ -114,6 +124,8 @@ pub struct GenerativePlan {
     pub weight_read_s: f64,
     /// Reading one token of KV cache \[s\].
     pub kv_read_s_per_token: f64,
+    /// Spread of each iteration's time around [`GenerativePlan::iteration_s`], its mean.
+    pub variability: Variability,
 }
 
 impl GenerativePlan {
@@ -267,6 +279,7 @@ pub fn plan(
                 } else {
                     batching.clone()
                 },
+                variability: Variability::lognormal(profile.service_cv.value),
             }))
         }
         Workload::Generative {
@@ -347,6 +360,7 @@ fn generative_plan(
             decode_compute_s_per_seq: flops_per_token / (peak * roof.e_compute),
             weight_read_s: w / (bandwidth * roof.e_memory),
             kv_read_s_per_token: kv / (bandwidth * roof.e_memory),
+            variability: Variability::lognormal(profile.service_cv.value),
         }
     };
     if profile.kind == UnitKind::Cpu {
@@ -420,6 +434,7 @@ mod tests {
             decode_compute_s_per_seq: 1e-5,
             weight_read_s: 0.01,
             kv_read_s_per_token: 1e-7,
+            variability: Variability::None,
         };
         // Decode of 8 sequences with 8,000 context tokens: memory 0.01 + 0.0008 beats compute 8e-5.
         assert!((p.iteration_s(0.0, 8.0, 8000.0) - 0.0108).abs() < 1e-12);

@@ -18,6 +18,8 @@ pub mod streams {
     pub const UNCERTAINTY: u64 = 5;
     /// The Latin hypercube's permutation of strata, one stream per input.
     pub const UNCERTAINTY_STRATA: u64 = 6;
+    /// Think times of closed-loop clients.
+    pub const THINK: u64 = 7;
 }
 
 /// SplitMix64 finaliser: spreads nearby inputs over the whole 64-bit space.

@@ -85,6 +85,9 @@ pub struct Tier {
     pub price_change_override: Option<Cited>,
     /// On-prem spares per year (N + k), replacing the availability target's.
     pub spares: Option<u32>,
+    /// The tier's own `service_cv`, which replaces the profile's `efficiency.service_cv` (kept
+    /// here for the report's inputs; the tier's copy of the profile carries it into the plan).
+    pub service_cv_override: Option<Cited>,
     /// The service-time plan of this tier's profile, workload, precision and batching, computed
     /// once here (validation already needs it to check that the model fits) and kept, so the
     /// capacity plan and the reports never recompute it. Derived, not an input, so not
@@ -217,6 +220,9 @@ impl Scenario {
             if let Some(g) = &t.price_change_override {
                 out.push(InputRecord::new(&t.name, "price_change_per_year", g));
             }
+            if let Some(c) = &t.service_cv_override {
+                out.push(InputRecord::new(&t.name, "service_cv", c));
+            }
             if !seen.insert(t.profile.name.clone()) {
                 continue;
             }
@@ -224,6 +230,11 @@ impl Scenario {
                 // A tier's override is recorded under the tier, not as the profile's figure.
                 if t.price_change_override.is_some()
                     && field == crate::hardware::numbers::CHANGE_PER_YEAR.label
+                {
+                    continue;
+                }
+                if t.service_cv_override.is_some()
+                    && field == crate::hardware::numbers::SERVICE_CV.label
                 {
                     continue;
                 }
@@ -704,6 +715,29 @@ fn validate_tier(
             crate::hardware::WINDOW_MS_TEXT,
         )? * 1e-3;
     }
+    // The tier's service-time spread replaces the profile's before the plan is built from it.
+    let mut profile = profile;
+    let service_cv_override = match &t.service_cv {
+        Some(v) => {
+            let decl = &crate::hardware::numbers::SERVICE_CV;
+            let x = decl.valid.check(src, &field("service_cv"), v)?;
+            let c = user_cited(src, v, x, t.service_cv_source.as_ref());
+            profile.service_cv = c.clone();
+            Some(c)
+        }
+        None => {
+            if t.service_cv_source.is_some() {
+                return Err(src
+                    .error_at(
+                        Some(t.profile.span()),
+                        field("service_cv_source"),
+                        "cites a service_cv the tier does not set",
+                    )
+                    .with_help("set service_cv on this tier, or remove service_cv_source"));
+            }
+            None
+        }
+    };
     // The model must fit: check now so the error names the tier, not a later stage.
     let plan = crate::perf::plan(&profile, workload, precision, &batching).map_err(|e| {
         src.error(&t.profile, field("profile"), e.message.clone())
@@ -763,7 +797,6 @@ fn validate_tier(
         }
         None => false,
     };
-    let mut profile = profile;
     let price_change_override = match &t.price_change_per_year {
         Some(v) => {
             let decl = &crate::hardware::numbers::CHANGE_PER_YEAR;
@@ -805,6 +838,7 @@ fn validate_tier(
         profile,
         spot_meets_slo,
         price_change_override,
+        service_cv_override,
         options,
         fixed_units,
         precision,

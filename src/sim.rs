@@ -64,7 +64,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::traffic::Request;
 
-pub use arrivals::{DeterministicArrivals, PoissonArrivals};
+pub use arrivals::{ClosedLoop, DeterministicArrivals, PoissonArrivals, ThinkTime};
 pub use stats::{
     CdfPoint, Counts, Estimate, LatencyStats, LittleCheck, QueueStats, SimReport, UnitStats,
 };
@@ -144,6 +144,8 @@ pub enum ServerModel {
         /// Service time of one request when k cores of its chip are busy, for k = 1..=cores \[s\].
         /// Exactly `cores_per_chip` entries.
         time_at_busy_s: Vec<f64>,
+        /// Per-request multiplier of the work (mean 1): a request of work m takes m·t(k).
+        variability: Variability,
     },
     /// Accelerators with dynamic batching: a free device takes up to `max_batch` waiting requests;
     /// with fewer waiting it waits until the oldest has waited `window_s` (or the batch fills).
@@ -157,6 +159,8 @@ pub enum ServerModel {
         /// Time to run a batch of b requests, for b = 1..=max_batch \[s\]; already padded to the
         /// compiled shapes by `perf`. Exactly `max_batch` entries.
         batch_time_s: Vec<f64>,
+        /// Per-batch multiplier of the batch time (mean 1).
+        variability: Variability,
     },
     /// Generative models served with iteration-level (continuous) batching, vLLM/Orca style.
     ///
@@ -179,7 +183,47 @@ pub enum ServerModel {
         kv_capacity_tokens: u64,
         /// Time of one iteration.
         cost: IterationCost,
+        /// Per-iteration multiplier of the iteration time (mean 1).
+        variability: Variability,
     },
+}
+
+/// How the time of one unit of work (a request on a core, a batch, an iteration) varies around
+/// the planned roofline time: a multiplier drawn per unit of work from stream
+/// [`crate::rng::streams::SERVICE`], with mean 1, so the mean service time, the throughput and
+/// the analytic bound are those of the roofline and only the spread is added.
+///
+/// [`Variability::None`] draws nothing, so a fleet without variability plays exactly as before
+/// the multiplier existed.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Variability {
+    /// Every unit of work takes exactly the planned time.
+    #[default]
+    None,
+    /// Log-normal with mean 1 and coefficient of variation `cv` (std / mean), in 0..=10:
+    /// σ² = ln(1 + cv²), μ = −σ²/2.
+    LogNormal {
+        /// Standard deviation over mean of the multiplier; 0 is the same as `None`.
+        cv: f64,
+    },
+    /// One of `relative` drawn with equal probability, divided by their mean: measured
+    /// latencies (any unit) of the same work, whose shape is kept and whose mean is the roofline's.
+    Empirical {
+        /// Measured times of one unit of work, any positive unit; at least one > 0.
+        relative: Vec<f64>,
+    },
+}
+
+impl Variability {
+    /// A log-normal multiplier of this cv, or `None` for cv = 0 (so that CV 0 draws nothing).
+    pub fn lognormal(cv: f64) -> Variability {
+        if cv == 0.0 {
+            Variability::None
+        } else {
+            Variability::LogNormal { cv }
+        }
+    }
 }
 
 /// Service-time distribution of one request on one slot.
@@ -426,6 +470,32 @@ where
     validate::fleet(fleet)?;
     validate::run(run)?;
     engine::simulate(fleet, run, engine, arrivals)
+}
+
+/// Simulate `fleet` under closed-loop load: `closed.clients` requests in flight, each client
+/// sending its next request a think time after its last one left ([`ClosedLoop`]).
+/// `requests(replication)` gives the requests' token counts in the order they are sent (their
+/// arrival times are ignored); a classic fleet can pass `std::iter::repeat(Request::default())`.
+/// Think times come from stream [`crate::rng::streams::THINK`], so the report is the same at
+/// any thread count. Always played by the event engine.
+///
+/// # Errors
+/// As [`simulate`], and [`SimError::Zero`] / [`SimError::BadNumber`] for a closed loop without
+/// clients or with a bad think time or duration.
+pub fn simulate_closed<F, I>(
+    fleet: &FleetSpec,
+    run: &RunSpec,
+    closed: &ClosedLoop,
+    requests: F,
+) -> Result<SimReport, SimError>
+where
+    F: Fn(u64) -> I + Sync,
+    I: Iterator<Item = Request>,
+{
+    validate::fleet(fleet)?;
+    validate::run(run)?;
+    validate::closed(closed)?;
+    engine::simulate_closed(fleet, run, closed, requests)
 }
 
 /// Check a fleet and a run as [`simulate`] would, without simulating: lets a caller report a

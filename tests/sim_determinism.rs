@@ -8,9 +8,39 @@ mod common;
 use common::{mgc, run};
 use tco_sim::sim::{
     self, Dispatch, FleetSpec, IterationCost, PoissonArrivals, ServerModel, ServiceDist, SimReport,
+    Variability,
 };
 
+/// Every fleet of [`plain_fleets`], then the three that take a service-time spread again with
+/// one (log-normal or empirical), whose draws come from the service stream.
 fn fleets() -> Vec<FleetSpec> {
+    let mut v = plain_fleets();
+    let spread: Vec<FleetSpec> = v
+        .iter()
+        .filter_map(|f| {
+            let mut f = f.clone();
+            match &mut f.server {
+                ServerModel::SharedBandwidth { variability, .. } => {
+                    *variability = Variability::LogNormal { cv: 0.5 }
+                }
+                ServerModel::Batching { variability, .. } => {
+                    *variability = Variability::LogNormal { cv: 0.3 }
+                }
+                ServerModel::ContinuousBatching { variability, .. } => {
+                    *variability = Variability::Empirical {
+                        relative: vec![0.9, 1.0, 1.3],
+                    }
+                }
+                ServerModel::Slots { .. } => return None,
+            }
+            Some(f)
+        })
+        .collect();
+    v.extend(spread);
+    v
+}
+
+fn plain_fleets() -> Vec<FleetSpec> {
     let base = mgc(
         4,
         ServiceDist::LogNormal {
@@ -31,6 +61,7 @@ fn fleets() -> Vec<FleetSpec> {
             dispatch: Dispatch::JoinShortestQueue,
             queue_cap: Some(5),
             server: ServerModel::SharedBandwidth {
+                variability: Variability::None,
                 chips: 2,
                 cores_per_chip: 2,
                 time_at_busy_s: vec![0.004, 0.006],
@@ -41,6 +72,7 @@ fn fleets() -> Vec<FleetSpec> {
             units: 2,
             dispatch: Dispatch::RoundRobin,
             server: ServerModel::Batching {
+                variability: Variability::None,
                 devices: 1,
                 max_batch: 4,
                 window_s: 0.002,
@@ -51,6 +83,7 @@ fn fleets() -> Vec<FleetSpec> {
         FleetSpec {
             units: 2,
             server: ServerModel::ContinuousBatching {
+                variability: Variability::None,
                 replicas: 1,
                 max_batch: 8,
                 kv_capacity_tokens: 4000,
@@ -97,6 +130,37 @@ fn reports_are_byte_identical_at_1_and_4_threads() {
             "{:?}",
             fleet.server
         );
+    }
+}
+
+/// Closed-loop runs too: think times have their own stream, so 1 and 4 threads agree.
+#[test]
+fn closed_loop_reports_are_byte_identical_at_1_and_4_threads() {
+    let closed = sim::ClosedLoop {
+        clients: 6,
+        think: sim::ThinkTime::Exponential { mean_s: 0.01 },
+        duration_s: 5.0,
+        max_requests: 5_000,
+    };
+    for fleet in fleets() {
+        let go = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap_or_else(|e| panic!("{e}"));
+            pool.install(|| {
+                sim::simulate_closed(&fleet, &run(0.5, 6, 42), &closed, |_| {
+                    std::iter::repeat(tco_sim::traffic::Request {
+                        arrival_ns: 0,
+                        input_tokens: 200,
+                        output_tokens: 20,
+                    })
+                })
+            })
+            .unwrap_or_else(|e| panic!("{e}"))
+        };
+        let one = serde_json::to_string(&go(1)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(one, serde_json::to_string(&go(4)).unwrap_or_default());
     }
 }
 

@@ -7,7 +7,7 @@ mod common;
 use common::{at_ms, mgc, ms, run};
 use tco_sim::sim::{
     self, Completion, DeterministicArrivals, Dispatch, FleetSpec, IterationCost, Outcome,
-    PoissonArrivals, ServerModel, ServiceDist, SimReport,
+    PoissonArrivals, ServerModel, ServiceDist, SimReport, Variability,
 };
 use tco_sim::traffic::Request;
 
@@ -49,6 +49,7 @@ fn cpu(chips: u32, table: &[f64]) -> ServerModel {
         chips,
         cores_per_chip: table.len() as u32,
         time_at_busy_s: table.to_vec(),
+        variability: Variability::None,
     }
 }
 
@@ -101,6 +102,7 @@ fn accel(devices: u32, window_ms: f64) -> ServerModel {
         max_batch: 4,
         window_s: window_ms / 1e3,
         batch_time_s: vec![0.010, 0.012, 0.014, 0.016],
+        variability: Variability::None,
     }
 }
 
@@ -161,6 +163,7 @@ fn llm(max_batch: u32, kv: u64, cost: IterationCost) -> ServerModel {
         max_batch,
         kv_capacity_tokens: kv,
         cost,
+        variability: Variability::None,
     }
 }
 
@@ -507,17 +510,20 @@ fn models_reduce_to_md_c_where_they_coincide() {
     let base = mgc(c, ServiceDist::Deterministic { s });
     let same_queue = [
         ServerModel::SharedBandwidth {
+            variability: Variability::None,
             chips: 1,
             cores_per_chip: c,
             time_at_busy_s: vec![s; c as usize],
         },
         ServerModel::Batching {
+            variability: Variability::None,
             devices: c,
             max_batch: 1,
             window_s: 0.0,
             batch_time_s: vec![s],
         },
         ServerModel::ContinuousBatching {
+            variability: Variability::None,
             replicas: c,
             max_batch: 1,
             kv_capacity_tokens: 10,

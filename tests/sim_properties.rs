@@ -9,6 +9,7 @@ mod common;
 use proptest::prelude::*;
 use tco_sim::sim::{
     self, Dispatch, FleetSpec, IterationCost, Outcome, PoissonArrivals, ServerModel, ServiceDist,
+    Variability,
 };
 
 fn server() -> impl Strategy<Value = ServerModel> {
@@ -32,6 +33,8 @@ fn server() -> impl Strategy<Value = ServerModel> {
                 time_at_busy_s: (1..=cores)
                     .map(|k| t1 * (k as f64 / 2.0).max(1.0))
                     .collect(),
+                // The properties hold with a spread of the work too.
+                variability: Variability::LogNormal { cv: 0.5 },
             }
         }),
         (1u32..3, 1usize..6, 0.0f64..0.005, 0.002f64..0.01).prop_map(
@@ -42,6 +45,7 @@ fn server() -> impl Strategy<Value = ServerModel> {
                 batch_time_s: (0..max_batch)
                     .map(|b| t1 * (1.0 + 0.2 * b as f64))
                     .collect(),
+                variability: Variability::LogNormal { cv: 0.3 },
             }
         ),
         (1u32..3, 1u32..8, 300u64..3000).prop_map(|(replicas, max_batch, kv)| {
@@ -55,6 +59,9 @@ fn server() -> impl Strategy<Value = ServerModel> {
                     decode_compute_s_per_seq: 0.000_05,
                     weight_read_s: 0.001,
                     kv_read_s_per_token: 0.000_000_5,
+                },
+                variability: Variability::Empirical {
+                    relative: vec![0.8, 1.0, 1.4],
                 },
             }
         }),

@@ -6,6 +6,7 @@ mod common;
 use common::{at_ms, mgc, run};
 use tco_sim::sim::{
     self, Dispatch, FleetSpec, IterationCost, RunSpec, ServerModel, ServiceDist, SimError,
+    Variability,
 };
 
 fn check(fleet: &FleetSpec, r: &RunSpec) -> Result<(), SimError> {
@@ -59,6 +60,7 @@ fn zero_counts_are_refused() {
     let zeros: [(ServerModel, &str); 5] = [
         (
             ServerModel::SharedBandwidth {
+                variability: Variability::None,
                 chips: 0,
                 cores_per_chip: 1,
                 time_at_busy_s: vec![1.0],
@@ -67,6 +69,7 @@ fn zero_counts_are_refused() {
         ),
         (
             ServerModel::Batching {
+                variability: Variability::None,
                 devices: 0,
                 max_batch: 1,
                 window_s: 0.0,
@@ -76,6 +79,7 @@ fn zero_counts_are_refused() {
         ),
         (
             ServerModel::Batching {
+                variability: Variability::None,
                 devices: 1,
                 max_batch: 0,
                 window_s: 0.0,
@@ -85,6 +89,7 @@ fn zero_counts_are_refused() {
         ),
         (
             ServerModel::ContinuousBatching {
+                variability: Variability::None,
                 replicas: 0,
                 max_batch: 1,
                 kv_capacity_tokens: 10,
@@ -94,6 +99,7 @@ fn zero_counts_are_refused() {
         ),
         (
             ServerModel::ContinuousBatching {
+                variability: Variability::None,
                 replicas: 1,
                 max_batch: 1,
                 kv_capacity_tokens: 0,
@@ -115,6 +121,7 @@ fn zero_counts_are_refused() {
 fn tables_must_match_their_counts() {
     let cpu = FleetSpec {
         server: ServerModel::SharedBandwidth {
+            variability: Variability::None,
             chips: 1,
             cores_per_chip: 4,
             time_at_busy_s: vec![1.0, 2.0],
@@ -125,6 +132,7 @@ fn tables_must_match_their_counts() {
     assert!(m.contains("needs exactly 4"), "{m}");
     let accel = FleetSpec {
         server: ServerModel::Batching {
+            variability: Variability::None,
             devices: 1,
             max_batch: 2,
             window_s: 0.0,
@@ -160,6 +168,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
     message_naming(check(&f, &ok_run()), "server.service.samples_s[1]");
     let f = FleetSpec {
         server: ServerModel::Batching {
+            variability: Variability::None,
             devices: 1,
             max_batch: 1,
             window_s: -0.001,
@@ -170,6 +179,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
     message_naming(check(&f, &ok_run()), "server.window_s");
     let f = FleetSpec {
         server: ServerModel::SharedBandwidth {
+            variability: Variability::None,
             chips: 1,
             cores_per_chip: 2,
             time_at_busy_s: vec![1.0, f64::NAN],
@@ -179,6 +189,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
     message_naming(check(&f, &ok_run()), "server.time_at_busy_s[1]");
     let f = FleetSpec {
         server: ServerModel::ContinuousBatching {
+            variability: Variability::None,
             replicas: 1,
             max_batch: 1,
             kv_capacity_tokens: 10,
@@ -192,6 +203,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
     message_naming(check(&f, &ok_run()), "server.cost.kv_read_s_per_token");
     let free = FleetSpec {
         server: ServerModel::ContinuousBatching {
+            variability: Variability::None,
             replicas: 1,
             max_batch: 1,
             kv_capacity_tokens: 10,
@@ -218,6 +230,7 @@ fn timeouts_must_be_positive_and_longer_than_the_window() {
     let f = FleetSpec {
         timeout_s: Some(0.005),
         server: ServerModel::Batching {
+            variability: Variability::None,
             devices: 1,
             max_batch: 2,
             window_s: 0.005,
@@ -234,6 +247,7 @@ fn timeouts_must_be_positive_and_longer_than_the_window() {
 fn batches_beyond_any_serving_stack_are_refused() {
     let f = FleetSpec {
         server: ServerModel::ContinuousBatching {
+            variability: Variability::None,
             replicas: 1,
             max_batch: sim::MAX_BATCH + 1,
             kv_capacity_tokens: 10,

@@ -343,6 +343,8 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
                 "not measured by calibrate: per-request dispatch overhead of a CPU inference runtime, an assumption",
             ),
         },
+        // Not measured by the kernels: the base profile's, or the kind's default.
+        service_cv: base.and_then(|b| b.efficiency.service_cv.as_ref().map(clone_entry)),
     };
     let price = match base {
         Some(b) => PriceFile {

@@ -149,6 +149,7 @@ pub fn server_model(plan: &ServicePlan) -> ServerModel {
                 chips: p.slots / p.cores_per_chip.max(1),
                 cores_per_chip: p.cores_per_chip,
                 time_at_busy_s: p.time_at_busy_s.clone(),
+                variability: p.variability.clone(),
             }
         }
         ServicePlan::Classic(p) => ServerModel::Batching {
@@ -156,6 +157,7 @@ pub fn server_model(plan: &ServicePlan) -> ServerModel {
             max_batch: p.batching.max_batch,
             window_s: p.batching.window_s,
             batch_time_s: p.batch_time_s.clone(),
+            variability: p.variability.clone(),
         },
         ServicePlan::Generative(p) => ServerModel::ContinuousBatching {
             replicas: p.replicas_per_unit,
@@ -168,6 +170,7 @@ pub fn server_model(plan: &ServicePlan) -> ServerModel {
                 weight_read_s: p.weight_read_s,
                 kv_read_s_per_token: p.kv_read_s_per_token,
             },
+            variability: p.variability.clone(),
         },
     }
 }
@@ -830,6 +833,10 @@ pub struct SizeRun {
     pub year: u32,
     pub design_rps: f64,
     pub meets_slo: bool,
+    /// Closed-loop runs (`simulate --concurrency`): requests in flight and the think time; the
+    /// design traffic is then not used.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closed_loop: Option<sim::ClosedLoop>,
     pub report: SimReport,
 }
 
@@ -843,6 +850,8 @@ pub struct SizeSweep {
     pub runs: Vec<SizeRun>,
     /// Tiers not simulated because no fleet size can meet the contract, with the reason.
     pub skipped: Vec<String>,
+    /// Set for a closed-loop sweep ([`sweep_closed`]): its clients and think time.
+    pub closed_loop: Option<sim::ClosedLoop>,
 }
 
 /// Simulate each tier of `scenario` at the fleet sizes `units` (default: six sizes from the
@@ -897,6 +906,7 @@ pub fn sweep_sizes(
                 year,
                 design_rps: design,
                 meets_slo: e.meets(&s.slo),
+                closed_loop: None,
                 report: e.report,
             })
         })
@@ -906,5 +916,113 @@ pub fn sweep_sizes(
         design_rps: design,
         runs,
         skipped,
+        closed_loop: None,
+    })
+}
+
+/// Requests of a closed-loop run, in the order they are sent: token counts drawn as for the
+/// design traffic (stream `SIZES`), arrival times left for the engine to set.
+fn closed_requests<'a>(
+    scenario: &'a Scenario,
+    seed: u64,
+    replication: u64,
+) -> impl Iterator<Item = Request> + 'a {
+    let mut sizes = Sizes::new(&scenario.workload, seed, replication);
+    std::iter::repeat(Request::default()).map(move |r| match sizes.as_mut() {
+        Some(s) => s.fill(r),
+        None => r,
+    })
+}
+
+/// Simulate each tier of `scenario` at the fleet sizes `units` under closed-loop load:
+/// `clients` requests in flight with `think` between a response and the next request, for
+/// `simulation.window_s` seconds (the first `simulation.warmup_s` not measured), at most
+/// [`MAX_ARRIVALS_PER_EVALUATION`] requests over all replications. `meets_slo` judges the
+/// result against the scenario's contract as an open-loop run would be.
+pub fn sweep_closed(
+    scenario: &Scenario,
+    units: &[u32],
+    clients: u32,
+    think: sim::ThinkTime,
+    tick: &(dyn Fn(usize, usize) + Sync),
+) -> Result<SizeSweep, SimError> {
+    let s = scenario;
+    let mut jobs: Vec<(usize, u32)> = Vec::new();
+    let mut contexts = Vec::new();
+    let mut skipped = Vec::new();
+    for (i, tier) in s.tiers.iter().enumerate() {
+        if let Some(why) = super::infeasibility(s, &tier.plan) {
+            skipped.push(format!(
+                "{}: no fleet size meets {}: {why}",
+                tier.name,
+                s.slo.label()
+            ));
+            continue;
+        }
+        let ctx = TierContext::new(s, i, s.simulation.replications);
+        jobs.extend(
+            units
+                .iter()
+                .filter(|&&u| u > 0)
+                .map(|&u| (contexts.len(), u)),
+        );
+        contexts.push(ctx);
+    }
+    let reps = s.simulation.replications.max(1);
+    let closed = sim::ClosedLoop {
+        clients,
+        think,
+        duration_s: s.simulation.window_s,
+        max_requests: (MAX_ARRIVALS_PER_EVALUATION / f64::from(reps)) as u64,
+    };
+    let done = AtomicUsize::new(0);
+    let runs = jobs
+        .par_iter()
+        .map(|&(c, units)| {
+            let ctx = &contexts[c];
+            let seed = tier_year_seed(s.seed, ctx.tier_index, 0);
+            let fleet = FleetSpec {
+                units,
+                server: ctx.server.clone(),
+                dispatch: ctx.dispatch,
+                queue_cap: None,
+                timeout_s: None,
+            };
+            let run = RunSpec {
+                warmup_s: s.simulation.warmup_s,
+                replications: reps,
+                seed,
+                quantiles: vec![s.slo.percentile / 100.0],
+            };
+            let report =
+                sim::simulate_closed(&fleet, &run, &closed, |rep| closed_requests(s, seed, rep))?;
+            let at = |l: &sim::LatencyStats| l.extra.first().map(|(_, e)| e.value_s);
+            let e = Evaluation {
+                units,
+                slo_s: at(&report.latency).unwrap_or(f64::INFINITY),
+                slo_ci95_s: None,
+                service_slo_s: at(&report.service).unwrap_or(f64::INFINITY),
+                ttft_s: report.ttft.as_ref().and_then(at),
+                tpot_s: report.tpot.as_ref().and_then(at),
+                report,
+            };
+            tick(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
+            Ok(SizeRun {
+                tier: ctx.tier.name.clone(),
+                units,
+                year: 1,
+                design_rps: 0.0,
+                meets_slo: e.meets(&s.slo),
+                closed_loop: Some(closed.clone()),
+                report: e.report,
+            })
+        })
+        .collect::<Result<_, SimError>>()?;
+    Ok(SizeSweep {
+        year: 1,
+        design_rps: 0.0,
+        runs,
+        skipped,
+        closed_loop: Some(closed),
     })
 }

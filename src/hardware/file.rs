@@ -86,6 +86,10 @@ pub struct EfficiencyFile {
     pub memory: CitedEntry,
     /// Fixed time per batch: launch, framework and dispatch overhead (t0) \[ms\].
     pub batch_overhead_ms: CitedEntry,
+    /// Coefficient of variation of the service time around the roofline (absent: the kind's
+    /// default, [`crate::hardware::default_service_cv`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_cv: Option<CitedEntry>,
 }
 
 /// Serving configuration, not a hardware fact; a scenario tier may override it.

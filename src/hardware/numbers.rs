@@ -359,6 +359,18 @@ pub const BATCH_OVERHEAD: ProfileNumber = ProfileNumber {
     held: |p| Some(&p.batch_overhead_s),
     held_mut: |p| Some(&mut p.batch_overhead_s),
 };
+pub const SERVICE_CV: ProfileNumber = ProfileNumber {
+    key: "efficiency.service_cv",
+    label: "efficiency.service_cv",
+    unit: "ratio (std / mean)",
+    scale: 1.0,
+    valid: Valid::from_to(0.0, 10.0, "a ratio from 0 (constant) to 10"),
+    presence: Presence::Optional,
+    help: "coefficient of variation of the service time around the roofline time: a log-normal multiplier of mean 1, drawn per request on a CPU core, per batch on an accelerator, per iteration for a generative model. 0 makes every service time the roofline's. A tier may override it (`service_cv`). Absent: 0.25 on a CPU, 0.05 on an accelerator (estimates; see docs/profile-format.md)",
+    raw: |f| f.efficiency.service_cv.as_ref(),
+    held: |p| Some(&p.service_cv),
+    held_mut: |p| Some(&mut p.service_cv),
+};
 pub const PURCHASE: ProfileNumber = ProfileNumber {
     key: "price.purchase_usd",
     label: "price.purchase_usd",
@@ -453,6 +465,7 @@ pub static PROFILE_NUMBERS: &[ProfileNumber] = &[
     EFFICIENCY_COMPUTE,
     EFFICIENCY_MEMORY,
     BATCH_OVERHEAD,
+    SERVICE_CV,
     PURCHASE,
     ON_DEMAND,
     RESERVED_1Y,

@@ -14,13 +14,17 @@ use crate::scenario::Scenario;
 /// The table and its heading, ending in a newline.
 pub fn render(s: &Scenario, sweep: &SizeSweep) -> String {
     let pct = format!("p{}", s.slo.percentile);
+    let closed = sweep.closed_loop.as_ref();
     let mut t = Table::new();
     t.load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled);
-    t.set_header(vec![
-        "tier".to_string(),
-        "units".into(),
-        "load".into(),
+    let mut header = vec!["tier".to_string(), "units".into()];
+    // A closed loop sets its own rate: the throughput it reached is the answer, not an input.
+    if closed.is_some() {
+        header.push("req/s".into());
+    }
+    header.extend([
+        "load".to_string(),
         "p50".into(),
         "p90".into(),
         "p95".into(),
@@ -33,13 +37,16 @@ pub fn render(s: &Scenario, sweep: &SizeSweep) -> String {
         "dropped".into(),
         "meets SLO".into(),
     ]);
+    t.set_header(header);
     for r in &sweep.runs {
         let l = &r.report.latency;
         let slo = l.extra.first().map(|(_, e)| *e);
         let c = &r.report.counts;
-        t.add_row(vec![
-            r.tier.clone(),
-            r.units.to_string(),
+        let mut row = vec![r.tier.clone(), r.units.to_string()];
+        if closed.is_some() {
+            row.push(format!("{:.1}", r.report.throughput_per_s));
+        }
+        row.extend([
             r.report
                 .offered_load
                 .map_or("–".into(), |x| format!("{:.0} %", x * 100.0)),
@@ -67,18 +74,33 @@ pub fn render(s: &Scenario, sweep: &SizeSweep) -> String {
                 "no".into()
             },
         ]);
+        t.add_row(row);
     }
     for c in t.column_iter_mut().skip(1) {
         c.set_cell_alignment(CellAlignment::Right);
     }
+    let load = match closed {
+        Some(c) => format!(
+            "closed loop: {} requests in flight, think time {}",
+            c.clients,
+            match c.think {
+                crate::sim::ThinkTime::None => "none".to_string(),
+                crate::sim::ThinkTime::Fixed { s } => format!("{} fixed", ms(s)),
+                crate::sim::ThinkTime::Exponential { mean_s } =>
+                    format!("{} mean, exponential", ms(mean_s)),
+            }
+        ),
+        None => format!(
+            "year {} design traffic: {:.1} req/s",
+            sweep.year, sweep.design_rps
+        ),
+    };
     let mut out = format!(
         "{}
-  year {} design traffic: {:.1} req/s over {} s ({} s warm-up), {} replications · SLO: {}
+  {load} over {} s ({} s warm-up), {} replications · SLO: {}
 {t}
 ",
         s.name,
-        sweep.year,
-        sweep.design_rps,
         s.simulation.window_s,
         s.simulation.warmup_s,
         s.simulation.replications,

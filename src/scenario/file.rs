@@ -201,6 +201,13 @@ pub struct TierFile {
     /// Where that figure comes from.
     #[serde(default)]
     pub price_change_source: Option<String>,
+    /// Override the profile's service-time spread (`efficiency.service_cv`): the coefficient of
+    /// variation of each request's, batch's or iteration's time around the roofline.
+    #[serde(default)]
+    pub service_cv: Option<Spanned<f64>>,
+    /// Where that figure comes from.
+    #[serde(default)]
+    pub service_cv_source: Option<String>,
     /// On-prem spares kept beside the planned units every year (N + k), instead of the number
     /// `costs.availability_target` gives.
     #[serde(default)]

@@ -193,6 +193,12 @@ impl Scenario {
             .collect();
         for (ti, t) in self.tiers.iter().enumerate() {
             for (ni, n) in PROFILE_NUMBERS.iter().enumerate() {
+                // The service-time spread moves only the simulated tail, never the throughput
+                // the re-plan scales by (its multiplier has mean 1): as an uncertain input it
+                // would show a bar of zero, so it is not offered as one.
+                if n.key == crate::hardware::numbers::SERVICE_CV.key {
+                    continue;
+                }
                 if n.get(&t.profile).is_some() {
                     out.push(InputPath {
                         key: format!("tier.{}.{}", t.name, n.key),

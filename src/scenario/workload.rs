@@ -89,6 +89,7 @@ pub(super) fn validate(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, I
                 ))
         })
     };
+    reject_token_keys(src, w)?;
     let model = ClassicModel {
         name,
         flops_per_item: need(&w.flops_per_item, "workload.flops_per_item")?,
@@ -151,22 +152,53 @@ fn reject_extra(src: &SourceFile, w: &WorkloadFile, generative: bool) -> Result<
         }
     }
     if !generative {
-        for (k, v) in [
-            ("prompt_tokens", &w.prompt_tokens),
-            ("output_tokens", &w.output_tokens),
-        ] {
-            if let Some(v) = v {
-                return Err(src
-                    .error(
-                        v,
-                        format!("workload.{k}"),
-                        "token counts apply only to generative models",
-                    )
-                    .with_help(format!(
-                        "`{k}` is for llama-3-8b, llama-2-70b or a custom generative model"
-                    )));
-            }
+        reject_token_keys(src, w)?;
+    }
+    Ok(())
+}
+
+/// Token counts and their spread describe a generative request; on a classic model they would be
+/// read and then ignored, so they are refused (a key that has no effect is rejected, never
+/// ignored). A classic model's request-to-request spread is the profile's or tier's
+/// `service_cv`.
+fn reject_token_keys(src: &SourceFile, w: &WorkloadFile) -> Result<(), InputError> {
+    let help = |k: &str| {
+        format!(
+            "`{k}` is for llama-3-8b, llama-2-70b or a custom generative model; a classic model's request-to-request spread is the tier's `service_cv` (or the profile's efficiency.service_cv)"
+        )
+    };
+    for (k, v) in [
+        ("prompt_tokens", &w.prompt_tokens),
+        ("output_tokens", &w.output_tokens),
+        ("token_cv", &w.token_cv),
+    ] {
+        if let Some(v) = v {
+            return Err(src
+                .error(
+                    v,
+                    format!("workload.{k}"),
+                    "token counts apply only to generative models",
+                )
+                .with_help(help(k)));
         }
+    }
+    if let Some(m) = &w.max_tokens {
+        return Err(src
+            .error(
+                m,
+                "workload.max_tokens",
+                "token counts apply only to generative models",
+            )
+            .with_help(help("max_tokens")));
+    }
+    if w.tokens_from_trace.is_some() {
+        return Err(src
+            .error_at(
+                None,
+                "workload.tokens_from_trace",
+                "token counts apply only to generative models",
+            )
+            .with_help(help("tokens_from_trace")));
     }
     Ok(())
 }

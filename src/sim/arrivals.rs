@@ -1,10 +1,12 @@
 //! Simple arrival streams for tests, benchmarks and examples: a homogeneous Poisson process and
-//! evenly spaced arrivals. Real traffic (rate curves, traces) comes from `traffic`; these exist so
+//! evenly spaced arrivals; and the closed-loop source ([`ClosedLoop`]), whose arrivals are fed
+//! back by completions inside the engine. Real traffic (rate curves, traces) comes from `traffic`; these exist so
 //! the simulator can be checked against queueing theory on its own. Both are lazy iterators, so a
 //! run of 10^8 requests holds one request at a time.
 
 use rand::rngs::Xoshiro256PlusPlus;
 use rand_distr::{Distribution, Exp1};
+use serde::Serialize;
 
 use super::service::{NS_PER_S, round_ns};
 use crate::rng;
@@ -117,6 +119,70 @@ impl Iterator for DeterministicArrivals {
             output_tokens: self.output_tokens,
         })
     }
+}
+
+/// Think time of a closed-loop client: how long it waits after a response before it sends its
+/// next request.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum ThinkTime {
+    /// The next request goes out the moment the last one completes (a benchmark client at fixed
+    /// concurrency, e.g. vLLM's `benchmark_serving.py --max-concurrency`).
+    None,
+    /// Always `s` seconds.
+    Fixed {
+        /// \[s\]
+        s: f64,
+    },
+    /// Exponential with mean `mean_s` (the classic interactive-terminal model).
+    Exponential {
+        /// \[s\]
+        mean_s: f64,
+    },
+}
+
+impl ThinkTime {
+    /// Mean think time \[s\].
+    pub fn mean_s(&self) -> f64 {
+        match self {
+            ThinkTime::None => 0.0,
+            ThinkTime::Fixed { s } => *s,
+            ThinkTime::Exponential { mean_s } => *mean_s,
+        }
+    }
+
+    /// One think time \[ns\], from stream [`rng::streams::THINK`]; draws nothing unless
+    /// exponential.
+    #[inline]
+    pub(crate) fn draw_ns(&self, rng: &mut Xoshiro256PlusPlus) -> u64 {
+        match self {
+            ThinkTime::None => 0,
+            ThinkTime::Fixed { s } => round_ns(s * NS_PER_S),
+            ThinkTime::Exponential { mean_s } => {
+                let x: f64 = Exp1.sample(rng);
+                round_ns(x * mean_s * NS_PER_S)
+            }
+        }
+    }
+}
+
+/// Closed-loop load: `clients` clients each keep one request in the system. A client sends its
+/// first request after one think time from the start, and its next one a think time after each
+/// response (or after its request was turned away or timed out). No request is sent after
+/// `duration_s`, nor more than `max_requests` per replication; the run ends when the last sent
+/// request has left. The interactive response-time law X = C / (R + Z) then holds for the
+/// measured throughput X, mean response time R and mean think time Z (Denning & Buzen, "The
+/// operational analysis of queueing network models", ACM Computing Surveys 10(3), 1978).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClosedLoop {
+    /// Requests in flight at once (the concurrency). At least 1.
+    pub clients: u32,
+    /// What a client waits between a response and its next request.
+    pub think: ThinkTime,
+    /// No request is sent after this time \[s\].
+    pub duration_s: f64,
+    /// Most requests sent per replication.
+    pub max_requests: u64,
 }
 
 #[cfg(test)]

@@ -1,14 +1,15 @@
 //! Dynamic batching on accelerators: a free device takes up to `max_batch` waiting requests; when
 //! fewer are waiting it holds them until the oldest has waited `window_s` (or the batch fills),
 //! then runs what is there. A batch of b requests takes `batch_time_s[b-1]`, a table `perf`
-//! already padded to the compiled shapes. This is the policy of NVIDIA Triton's dynamic batcher
+//! already padded to the compiled shapes, times the batch's draw of the fleet's
+//! [`Variability`](super::Variability) (mean 1). This is the policy of NVIDIA Triton's dynamic batcher
 //! (`max_queue_delay_microseconds`, `max_batch_size`) and of AWS Neuron's batching servers.
 
 use std::collections::VecDeque;
 
 use super::core::{Core, Model};
 use super::event::{generation_bits, pack};
-use super::service::to_ns;
+use super::service::{Multiplier, to_ns};
 use super::{FleetSpec, ServerModel};
 use crate::traffic::Request;
 
@@ -36,17 +37,20 @@ pub(crate) struct Batching {
     /// Per station, idle devices, longest idle first.
     idle: Vec<VecDeque<u32>>,
     timers: Vec<Timer>,
+    /// Per-batch multiplier of the batch time.
+    spread: Multiplier,
 }
 
 impl Batching {
     pub fn new(fleet: &FleetSpec, core: &Core) -> Self {
-        let (devices, max_batch, window_s, table) = match &fleet.server {
+        let (devices, max_batch, window_s, table, variability) = match &fleet.server {
             ServerModel::Batching {
                 devices,
                 max_batch,
                 window_s,
                 batch_time_s,
-            } => (*devices, *max_batch, *window_s, batch_time_s),
+                variability,
+            } => (*devices, *max_batch, *window_s, batch_time_s, variability),
             _ => unreachable!("Batching::new is only called for ServerModel::Batching"),
         };
         let mut idle = vec![VecDeque::new(); core.stations()];
@@ -69,6 +73,7 @@ impl Batching {
                 .collect(),
             idle,
             timers: vec![Timer::default(); core.stations()],
+            spread: Multiplier::new(variability),
         }
     }
 }
@@ -91,7 +96,10 @@ impl Model for Batching {
                 dev.start_ns = core.now;
                 let unit = dev.unit;
                 core.busy_change(unit, 1);
-                core.schedule_in(self.batch_ns[b - 1], pack(KIND_BATCH_DONE, d, 0));
+                let t = self
+                    .spread
+                    .scale_ns(self.batch_ns[b - 1], &mut core.service_rng);
+                core.schedule_in(t, pack(KIND_BATCH_DONE, d, 0));
             } else {
                 // Hold for a fuller batch until the oldest request has waited the window.
                 let t = &mut self.timers[st];

@@ -15,7 +15,7 @@ use std::collections::VecDeque;
 
 use super::core::{Core, Model};
 use super::event::pack;
-use super::service::to_ns;
+use super::service::{Multiplier, to_ns};
 use super::{FleetSpec, IterationCost, ServerModel};
 use crate::traffic::Request;
 
@@ -57,17 +57,26 @@ pub(crate) struct Continuous {
     replicas: Vec<Replica>,
     /// Per station, idle replicas, longest idle first.
     idle: Vec<VecDeque<u32>>,
+    /// Per-iteration multiplier of the iteration time.
+    spread: Multiplier,
 }
 
 impl Continuous {
     pub fn new(fleet: &FleetSpec, core: &Core) -> Self {
-        let (replicas, max_batch, kv, cost) = match &fleet.server {
+        let (replicas, max_batch, kv, cost, variability) = match &fleet.server {
             ServerModel::ContinuousBatching {
                 replicas,
                 max_batch,
                 kv_capacity_tokens,
                 cost,
-            } => (*replicas, *max_batch, *kv_capacity_tokens, cost.clone()),
+                variability,
+            } => (
+                *replicas,
+                *max_batch,
+                *kv_capacity_tokens,
+                cost.clone(),
+                variability,
+            ),
             _ => unreachable!("Continuous::new is only called for ServerModel::ContinuousBatching"),
         };
         let mut idle = vec![VecDeque::new(); core.stations()];
@@ -90,6 +99,7 @@ impl Continuous {
                 })
                 .collect(),
             idle,
+            spread: Multiplier::new(variability),
         }
     }
 
@@ -148,7 +158,8 @@ impl Continuous {
             core.busy_change(unit, 1);
         }
         let t = self.iteration_s(prefill, decode, context_tokens);
-        core.schedule_in(to_ns(t), pack(KIND_ITERATION_DONE, r, 0));
+        let m = self.spread.draw(&mut core.service_rng);
+        core.schedule_in(to_ns(t * m), pack(KIND_ITERATION_DONE, r, 0));
         true
     }
 }

@@ -17,6 +17,15 @@ use crate::traffic::Request;
 
 /// Event kind owned by the engine: the head of a station's queue may have timed out.
 pub(crate) const KIND_TIMEOUT: u8 = 1;
+/// Event kind owned by the engine: a closed-loop client sends its next request.
+pub(crate) const KIND_CLIENT: u8 = 7;
+
+/// The clients of a closed-loop run: every request that leaves (served or dropped) sends its
+/// client's next one a think time later.
+pub(crate) struct Clients {
+    pub think: super::ThinkTime,
+    pub rng: Xoshiro256PlusPlus,
+}
 
 /// A FIFO queue with a pool of servers. The pool itself lives in the model.
 #[derive(Debug, Default)]
@@ -60,6 +69,8 @@ pub(crate) struct Core {
     pub(super) guard_waiting: u64,
     /// Stop when more than this many are inside ([`IN_SYSTEM_GUARD`]; lowered only by tests).
     pub(super) guard_in_system: u64,
+    /// Closed-loop runs only: the clients whose next requests completions trigger.
+    pub(super) clients: Option<Clients>,
 }
 
 impl Core {
@@ -85,6 +96,7 @@ impl Core {
             trace: None,
             guard_waiting: QUEUE_GUARD as u64,
             guard_in_system: IN_SYSTEM_GUARD as u64,
+            clients: None,
         }
     }
 
@@ -221,6 +233,7 @@ impl Core {
                 }
             }
         }
+        self.client_done();
         if let Some(t) = self.trace.as_mut() {
             t.push(Completion {
                 request: *req,
@@ -233,7 +246,17 @@ impl Core {
         }
     }
 
+    /// A request left: in a closed loop its client sends the next one a think time from now.
+    #[inline]
+    fn client_done(&mut self) {
+        if let Some(c) = self.clients.as_mut() {
+            let at = self.now.saturating_add(c.think.draw_ns(&mut c.rng));
+            self.events.push(at, pack(KIND_CLIENT, 0, 0));
+        }
+    }
+
     pub(super) fn dropped(&mut self, req: &Request, outcome: Outcome) {
+        self.client_done();
         if let Some(t) = self.trace.as_mut() {
             t.push(Completion {
                 request: *req,

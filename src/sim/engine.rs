@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::batching::Batching;
 use super::continuous::Continuous;
-use super::core::{Core, KIND_TIMEOUT, Model, Station};
+use super::core::{Clients, Core, KIND_CLIENT, KIND_TIMEOUT, Model, Station};
 use super::event::unpack;
 use super::fast;
 use super::service::to_ns;
@@ -20,7 +20,8 @@ use super::shared_bandwidth::SharedBandwidth;
 use super::slots::Slots;
 use super::stats::{FleetShape, Merger, RepResult, SimReport};
 use super::{
-    Completion, Dispatch, Engine, FleetSpec, Outcome, RunSpec, ServerModel, SimError, validate,
+    ClosedLoop, Completion, Dispatch, Engine, FleetSpec, Outcome, RunSpec, ServerModel, SimError,
+    validate,
 };
 use crate::rng;
 use crate::traffic::Request;
@@ -135,6 +136,46 @@ fn run_loop<M: Model, I: Iterator<Item = Request>>(
         }
     }
     Ok(())
+}
+
+/// Play one closed-loop replication: every client sends its first request a think time after the
+/// start, and each request that leaves schedules its client's next ([`Core`]'s `client_done`).
+/// `requests` gives the token counts of each request sent (its arrival time is replaced by the
+/// send time); when it is exhausted, or after `stop_ns`, a client sends nothing more.
+fn run_closed<M: Model, I: Iterator<Item = Request>>(
+    model: &mut M,
+    core: &mut Core,
+    dispatcher: &mut DispatchState,
+    queue_cap: Option<u32>,
+    clients: u32,
+    stop_ns: u64,
+    mut requests: I,
+) {
+    let cap = queue_cap.map(|c| c as usize);
+    if let Some(c) = core.clients.as_mut() {
+        for _ in 0..clients {
+            let at = c.think.draw_ns(&mut c.rng);
+            core.events.push(at, super::event::pack(KIND_CLIENT, 0, 0));
+        }
+    }
+    while let Some(e) = core.events.pop() {
+        core.advance(e.time_ns);
+        let (kind, id, generation) = unpack(e.payload);
+        if kind == KIND_CLIENT {
+            if core.now > stop_ns {
+                continue; // the run is over for this client
+            }
+            let Some(mut req) = requests.next() else {
+                continue;
+            };
+            req.arrival_ns = core.now;
+            arrive(model, core, dispatcher, cap, req);
+        } else if kind == KIND_TIMEOUT {
+            core.expire(id as usize);
+        } else {
+            model.on_event(core, kind, id, generation);
+        }
+    }
 }
 
 #[inline]
@@ -276,6 +317,40 @@ fn replicate_guarded<I: Iterator<Item = Request>>(
     Ok((core.rec, trace))
 }
 
+/// One closed-loop replication.
+fn replicate_closed<I: Iterator<Item = Request>>(
+    fleet: &FleetSpec,
+    seed: u64,
+    replication: u64,
+    warmup_ns: u64,
+    closed: &ClosedLoop,
+    requests: I,
+) -> RepResult {
+    let mut core = Core::new(
+        fleet,
+        warmup_ns,
+        rng::stream(seed, replication, rng::streams::SERVICE),
+    );
+    core.clients = Some(Clients {
+        think: closed.think,
+        rng: rng::stream(seed, replication, rng::streams::THINK),
+    });
+    let mut dispatcher = DispatchState::new(fleet.dispatch, seed, replication);
+    let stop_ns = to_ns(closed.duration_s);
+    let requests = requests.take(usize::try_from(closed.max_requests).unwrap_or(usize::MAX));
+    with_model!(fleet, &core, |model| run_closed(
+        &mut model,
+        &mut core,
+        &mut dispatcher,
+        fleet.queue_cap,
+        closed.clients,
+        stop_ns,
+        requests
+    ));
+    finish(&mut core);
+    core.rec
+}
+
 /// Maximum throughput of one unit \[1/s\], for the offered-load check; `None` where the model has
 /// no simple bound (continuous batching depends on the token mix).
 fn unit_capacity_per_s(server: &ServerModel) -> Option<f64> {
@@ -331,6 +406,40 @@ where
         }
         replicate(fleet, run.seed, rep, warmup_ns, arrivals(rep), false).map(|r| r.0)
     };
+    merge(fleet, run, one)
+}
+
+/// Closed-loop runs: [`ClosedLoop`] clients against `fleet`, `run.replications` times.
+pub(crate) fn simulate_closed<F, I>(
+    fleet: &FleetSpec,
+    run: &RunSpec,
+    closed: &ClosedLoop,
+    requests: F,
+) -> Result<SimReport, SimError>
+where
+    F: Fn(u64) -> I + Sync,
+    I: Iterator<Item = Request>,
+{
+    let warmup_ns = to_ns(run.warmup_s);
+    let one = |rep: u64| -> Result<RepResult, SimError> {
+        Ok(replicate_closed(
+            fleet,
+            run.seed,
+            rep,
+            warmup_ns,
+            closed,
+            requests(rep),
+        ))
+    };
+    merge(fleet, run, one)
+}
+
+/// Run `one(replication)` for every replication, in parallel a chunk at a time, and merge the
+/// results in index order.
+fn merge<G>(fleet: &FleetSpec, run: &RunSpec, one: G) -> Result<SimReport, SimError>
+where
+    G: Fn(u64) -> Result<RepResult, SimError> + Sync,
+{
     let shape = FleetShape {
         servers_per_unit: validate::servers_per_unit(&fleet.server),
         unit_capacity_per_s: unit_capacity_per_s(&fleet.server),
@@ -350,7 +459,7 @@ where
         let last = (first + REPLICATION_CHUNK).min(total);
         let chunk: Vec<RepResult> = (first..last)
             .into_par_iter()
-            .map(one)
+            .map(&one)
             .collect::<Result<_, _>>()?;
         for r in &chunk {
             merger.add(r);
@@ -372,7 +481,7 @@ pub(crate) fn simulate_traced<I: Iterator<Item = Request>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::IterationCost;
+    use crate::sim::{IterationCost, Variability};
 
     /// Continuous batching can hold many sequences in service with nobody waiting; the in-system
     /// guard stops such a run too (here lowered to 100 so the test is small: 4 replicas × 64
@@ -382,6 +491,7 @@ mod tests {
         let fleet = FleetSpec {
             units: 4,
             server: ServerModel::ContinuousBatching {
+                variability: Variability::None,
                 replicas: 1,
                 max_batch: 64,
                 kv_capacity_tokens: 1 << 30,

@@ -5,7 +5,7 @@ use rand::RngExt;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand_distr::{Distribution, Exp1, LogNormal};
 
-use super::ServiceDist;
+use super::{ServiceDist, Variability};
 
 /// Nanoseconds per second.
 pub(crate) const NS_PER_S: f64 = 1.0e9;
@@ -81,6 +81,71 @@ impl ServiceSampler {
     }
 }
 
+/// A ready-to-draw [`Variability`]: the mean-1 multiplier of one unit of work.
+#[derive(Debug, Clone)]
+pub(crate) enum Multiplier {
+    /// Always 1, drawing nothing.
+    One,
+    /// exp(N(−σ²/2, σ²)), mean 1.
+    LogNormal { dist: LogNormal<f64> },
+    /// One of the factors (samples over their mean), uniformly.
+    Empirical { factors: Vec<f64> },
+}
+
+impl Multiplier {
+    /// Prepare a multiplier. `v` has been validated; the log-normal parameters are those of
+    /// [`ServiceSampler::new`] with mean 1.
+    pub fn new(v: &Variability) -> Self {
+        match v {
+            Variability::None => Multiplier::One,
+            Variability::LogNormal { cv } if *cv == 0.0 => Multiplier::One,
+            Variability::LogNormal { cv } => {
+                let sigma2 = (1.0 + cv * cv).ln();
+                match LogNormal::new(-sigma2 / 2.0, sigma2.sqrt()) {
+                    Ok(dist) => Multiplier::LogNormal { dist },
+                    // Unreachable for validated input; the mean rather than a panic.
+                    Err(_) => Multiplier::One,
+                }
+            }
+            Variability::Empirical { relative } => {
+                let mean = relative.iter().sum::<f64>() / relative.len().max(1) as f64;
+                if relative.is_empty() || !(mean > 0.0 && mean.is_finite()) {
+                    return Multiplier::One;
+                }
+                Multiplier::Empirical {
+                    factors: relative.iter().map(|x| x / mean).collect(),
+                }
+            }
+        }
+    }
+
+    /// Whether every draw is exactly 1 (and draws nothing).
+    #[inline]
+    pub fn is_one(&self) -> bool {
+        matches!(self, Multiplier::One)
+    }
+
+    /// Draw one multiplier; 1.0 without touching `rng` when there is no variability.
+    #[inline]
+    pub fn draw(&self, rng: &mut Xoshiro256PlusPlus) -> f64 {
+        match self {
+            Multiplier::One => 1.0,
+            Multiplier::LogNormal { dist } => dist.sample(rng),
+            Multiplier::Empirical { factors } => factors[rng.random_range(0..factors.len())],
+        }
+    }
+
+    /// `ns` scaled by one draw \[ns\]; `ns` itself when there is no variability.
+    #[inline]
+    pub fn scale_ns(&self, ns: u64, rng: &mut Xoshiro256PlusPlus) -> u64 {
+        if self.is_one() {
+            ns
+        } else {
+            round_ns(ns as f64 * self.draw(rng))
+        }
+    }
+}
+
 /// Mean of a service distribution \[s\], for the offered-load check.
 pub(crate) fn mean_s(d: &ServiceDist) -> f64 {
     match d {
@@ -125,6 +190,36 @@ mod tests {
         let (m, cv) = sample_mean_cv(&ServiceDist::Exponential { mean_s: 0.01 }, 200_000);
         assert!((m / 0.01 - 1.0).abs() < 0.01, "mean {m}");
         assert!((cv - 1.0).abs() < 0.02, "cv {cv}");
+    }
+
+    #[test]
+    fn multipliers_have_mean_one() {
+        let mut r = rng::stream(1, 0, rng::streams::SERVICE);
+        let m = Multiplier::new(&Variability::LogNormal { cv: 0.8 });
+        let n = 400_000;
+        let xs: Vec<f64> = (0..n).map(|_| m.draw(&mut r)).collect();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+        assert!((mean - 1.0).abs() < 0.01, "mean {mean}");
+        assert!((var.sqrt() / 0.8 - 1.0).abs() < 0.05, "cv {}", var.sqrt());
+        let e = Multiplier::new(&Variability::Empirical {
+            relative: vec![2.0, 6.0],
+        });
+        let mut seen = [0u32; 2];
+        for _ in 0..1000 {
+            let x = e.draw(&mut r);
+            seen[usize::from(x > 1.0)] += 1;
+            assert!(x == 0.5 || x == 1.5, "{x}");
+        }
+        assert!(seen[0] > 400 && seen[1] > 400, "{seen:?}");
+        // No variability draws nothing: the stream is where it was.
+        let mut a = rng::stream(1, 0, rng::streams::SERVICE);
+        let b = a.clone();
+        assert_eq!(
+            Multiplier::new(&Variability::lognormal(0.0)).draw(&mut a),
+            1.0
+        );
+        assert_eq!(a, b);
     }
 
     #[test]

@@ -17,25 +17,19 @@
 //! A request of work w started at V₀ finishes when V = V₀ + w. Finish values sit in a min-heap per
 //! chip, and the chip's next completion is at `now + (V_min − V)·t(k)`. When k changes only that
 //! one event is rescheduled (O(log n)); the old one is invalidated lazily by a generation counter.
-//! The classic models use w = 1 (see [`work_of`]).
+//! Each request's work w is the planned service time's multiplier, drawn at the start of service
+//! from the fleet's [`Variability`](super::Variability) (mean 1; exactly 1 without variability).
 
 use std::cmp::Reverse;
 use std::collections::{BTreeSet, BinaryHeap};
 
 use super::core::{Core, Model};
 use super::event::{generation_bits, pack};
-use super::service::{NS_PER_S, round_ns};
+use super::service::{Multiplier, NS_PER_S, round_ns};
 use super::{FleetSpec, ServerModel};
 use crate::traffic::Request;
 
 const KIND_CHIP_DONE: u8 = 3;
-
-/// Work of one request in units of "one request alone at the chip's rate". 1 for classic models;
-/// the single place to hook a per-request work factor (e.g. from token counts) later.
-#[inline]
-pub(crate) fn work_of(_req: &Request) -> f64 {
-    1.0
-}
 
 /// One request on a chip, ordered by finish value (as `f64` bits: for non-negative finite floats
 /// the bit pattern orders like the number), then by start order.
@@ -62,16 +56,19 @@ pub(crate) struct SharedBandwidth {
     /// hundreds of CPUs does not scan them all for every request.
     open: Vec<BTreeSet<(u32, u32)>>,
     started: u64,
+    /// Work of a request, in units of "one request alone at the chip's rate".
+    work: Multiplier,
 }
 
 impl SharedBandwidth {
     pub fn new(fleet: &FleetSpec, core: &Core) -> Self {
-        let (chips, cores, table) = match &fleet.server {
+        let (chips, cores, table, variability) = match &fleet.server {
             ServerModel::SharedBandwidth {
                 chips,
                 cores_per_chip,
                 time_at_busy_s,
-            } => (*chips, *cores_per_chip, time_at_busy_s),
+                variability,
+            } => (*chips, *cores_per_chip, time_at_busy_s, variability),
             _ => {
                 unreachable!("SharedBandwidth::new is only called for ServerModel::SharedBandwidth")
             }
@@ -97,6 +94,7 @@ impl SharedBandwidth {
             chips: chip_list,
             open,
             started: 0,
+            work: Multiplier::new(variability),
         }
     }
 
@@ -135,7 +133,7 @@ impl Model for SharedBandwidth {
             let now = core.now;
             self.sync(c, now);
             let chip = &mut self.chips[c];
-            let finish = chip.v + work_of(&req);
+            let finish = chip.v + self.work.draw(&mut core.service_rng);
             chip.running
                 .push(Reverse((finish.to_bits(), self.started, now, req)));
             self.started += 1;

@@ -1,9 +1,10 @@
 //! Checks a [`FleetSpec`] and a [`RunSpec`] once, before any event runs, so the engine can trust
 //! every number (no NaN, no zero-sized pools, tables as long as the counts they describe).
 
+use super::{ClosedLoop, ThinkTime};
 use super::{
     FleetSpec, IterationCost, MAX_BATCH, MAX_DURATION_S, RunSpec, ServerModel, ServiceDist,
-    SimError,
+    SimError, Variability,
 };
 
 /// Most servers (slots, cores, devices or replicas) over a whole fleet, 4 194 304: far above any
@@ -119,6 +120,48 @@ fn service(d: &ServiceDist) -> Result<(), SimError> {
     }
 }
 
+/// Most a variability cv may be: a log-normal of cv 10 already puts its median at 1/10 of the
+/// mean; no measured service time spreads wider.
+pub const MAX_VARIABILITY_CV: f64 = 10.0;
+
+fn variability(v: &Variability) -> Result<(), SimError> {
+    match v {
+        Variability::None => Ok(()),
+        Variability::LogNormal { cv } => {
+            if cv.is_finite() && (0.0..=MAX_VARIABILITY_CV).contains(cv) {
+                Ok(())
+            } else {
+                Err(SimError::BadNumber {
+                    field: "server.variability.cv".into(),
+                    value: *cv,
+                    valid: "must be a finite ratio in 0..=10",
+                })
+            }
+        }
+        Variability::Empirical { relative } => {
+            if relative.is_empty() {
+                return Err(SimError::TableLength {
+                    field: "server.variability.relative",
+                    len: 0,
+                    expected: 1,
+                    why: "at least one measured time",
+                });
+            }
+            for (i, &x) in relative.iter().enumerate() {
+                non_negative(format!("server.variability.relative[{i}]"), x)?;
+            }
+            if relative.iter().all(|&x| x == 0.0) {
+                return Err(SimError::BadNumber {
+                    field: "server.variability.relative".into(),
+                    value: 0.0,
+                    valid: "at least one measured time must be > 0",
+                });
+            }
+            Ok(())
+        }
+    }
+}
+
 fn iteration_cost(c: &IterationCost) -> Result<(), SimError> {
     non_negative("server.cost.fixed_s", c.fixed_s)?;
     non_negative("server.cost.prefill_s_per_token", c.prefill_s_per_token)?;
@@ -165,7 +208,9 @@ pub(crate) fn fleet(f: &FleetSpec) -> Result<(), SimError> {
             chips,
             cores_per_chip,
             time_at_busy_s,
+            variability: v,
         } => {
+            variability(v)?;
             at_least_one("server.chips", u64::from(*chips))?;
             at_least_one("server.cores_per_chip", u64::from(*cores_per_chip))?;
             table(
@@ -180,7 +225,9 @@ pub(crate) fn fleet(f: &FleetSpec) -> Result<(), SimError> {
             max_batch,
             window_s,
             batch_time_s,
+            variability: v,
         } => {
+            variability(v)?;
             at_least_one("server.devices", u64::from(*devices))?;
             batch_limit("server.max_batch", *max_batch)?;
             non_negative("server.window_s", *window_s)?;
@@ -204,7 +251,9 @@ pub(crate) fn fleet(f: &FleetSpec) -> Result<(), SimError> {
             max_batch,
             kv_capacity_tokens,
             cost,
+            variability: v,
         } => {
+            variability(v)?;
             at_least_one("server.replicas", u64::from(*replicas))?;
             batch_limit("server.max_batch", *max_batch)?;
             at_least_one("server.kv_capacity_tokens", *kv_capacity_tokens)?;
@@ -222,6 +271,25 @@ pub(crate) fn fleet(f: &FleetSpec) -> Result<(), SimError> {
         });
     }
     Ok(())
+}
+
+/// Check a closed loop.
+pub(crate) fn closed(c: &ClosedLoop) -> Result<(), SimError> {
+    at_least_one("closed.clients", u64::from(c.clients))?;
+    at_least_one("closed.max_requests", c.max_requests)?;
+    if c.clients > MAX_SERVERS as u32 {
+        return Err(SimError::TooLarge {
+            field: "closed.clients",
+            value: u64::from(c.clients),
+            max: MAX_SERVERS,
+        });
+    }
+    positive("closed.duration_s", c.duration_s)?;
+    match c.think {
+        ThinkTime::None => Ok(()),
+        ThinkTime::Fixed { s } => non_negative("closed.think.s", s),
+        ThinkTime::Exponential { mean_s } => non_negative("closed.think.mean_s", mean_s),
+    }
 }
 
 /// Check a run.
