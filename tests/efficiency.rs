@@ -171,3 +171,32 @@ fn csv_and_json_carry_the_new_columns() {
     let text = tco_sim::report::table::render(&r);
     assert!(text.contains("Energy and carbon over 5 years"), "{text}");
 }
+
+/// A tier no fleet of which meets the contract stays in results.csv: one "not costed" row per
+/// year with the reason, never dropped (a 70B model on a 64-core Graviton4 cannot meet 60 s).
+#[test]
+fn an_infeasible_tier_is_in_the_csv_with_its_reason() {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/llama70b-chat.toml");
+    let text = std::fs::read_to_string(p).unwrap().replace(
+        "profile = \"altra-max-m128-30-1u\"",
+        "profile = \"aws-c8g.16xlarge\"",
+    );
+    let r = run(&load(&text).unwrap());
+    let t = r
+        .tiers
+        .iter()
+        .find(|t| t.profile == "aws-c8g.16xlarge")
+        .unwrap();
+    assert!(t.options.is_empty() && t.infeasible.is_some());
+    let csv = tco_sim::report::data::csv(&r);
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    assert_eq!(header.last(), Some(&"infeasible"));
+    let rows: Vec<&str> = csv
+        .lines()
+        .filter(|l| l.contains("aws-c8g.16xlarge"))
+        .collect();
+    assert_eq!(rows.len(), t.capacity.len(), "{csv}");
+    for l in rows {
+        assert!(l.contains(",not costed,") && l.contains("takes"), "{l}");
+    }
+}

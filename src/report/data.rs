@@ -22,9 +22,9 @@ struct Row<'a> {
     profile: &'a str,
     option: &'a str,
     year: u32,
-    units: u32,
-    units_added: u32,
-    planned_units: u32,
+    units: Option<u32>,
+    units_added: Option<u32>,
+    planned_units: Option<u32>,
     analytic_units: u32,
     /// [`crate::results::TierResult::utilization`], in percent.
     utilization_pct: String,
@@ -47,13 +47,16 @@ struct Row<'a> {
     engineering_usd: String,
     network_usd: String,
     support_usd: String,
-    spare_units: u32,
-    units_retired: u32,
+    spare_units: Option<u32>,
+    units_retired: Option<u32>,
     resale_usd: String,
     total_usd: String,
     discounted_usd: String,
     energy_kwh: String,
     carbon_kg: String,
+    /// Why no fleet of the tier meets the contract (its rows then carry option "not costed" and
+    /// no units or money); empty on costed rows.
+    infeasible: &'a str,
 }
 
 /// Dollars and hours in the CSV: cents, no grouping.
@@ -61,10 +64,57 @@ fn f2(x: f64) -> String {
     fixed(x, 2)
 }
 
-/// `results.csv`: a header and one row per tier × option × year.
+/// `results.csv`: a header and one row per tier × option × year; a tier no fleet of which meets
+/// the contract gets one row per year with option "not costed" and the reason in `infeasible`,
+/// so it is never silently missing from the file.
 pub fn csv(results: &RunResults) -> String {
     let mut w = ::csv::Writer::from_writer(Vec::new());
     for t in &results.tiers {
+        if t.options.is_empty() {
+            let reason = t
+                .infeasible
+                .as_deref()
+                .unwrap_or("no deployment option priced");
+            for c in &t.capacity {
+                w.serialize(Row {
+                    tier: &t.name,
+                    profile: &t.profile,
+                    option: "not costed",
+                    year: c.year,
+                    units: None,
+                    units_added: None,
+                    planned_units: None,
+                    analytic_units: c.analytic_units,
+                    utilization: String::new(),
+                    p99_s: String::new(),
+                    instance_hours: String::new(),
+                    requests: String::new(),
+                    capex_usd: String::new(),
+                    maintenance_usd: String::new(),
+                    energy_usd: String::new(),
+                    space_usd: String::new(),
+                    staff_usd: String::new(),
+                    cloud_usd: String::new(),
+                    prepaid_usd: String::new(),
+                    storage_usd: String::new(),
+                    egress_usd: String::new(),
+                    software_usd: String::new(),
+                    engineering_usd: String::new(),
+                    network_usd: String::new(),
+                    support_usd: String::new(),
+                    spare_units: None,
+                    units_retired: None,
+                    resale_usd: String::new(),
+                    total_usd: String::new(),
+                    discounted_usd: String::new(),
+                    energy_kwh: String::new(),
+                    carbon_kg: String::new(),
+                    infeasible: reason,
+                })
+                .expect("CSV rows serialize");
+            }
+            continue;
+        }
         for o in &t.options {
             for (y, c) in o.yearly.iter().zip(&t.capacity) {
                 w.serialize(Row {
@@ -72,9 +122,9 @@ pub fn csv(results: &RunResults) -> String {
                     profile: &t.profile,
                     option: o.option.label(),
                     year: y.year,
-                    units: y.units,
-                    units_added: y.units_added,
-                    planned_units: c.units,
+                    units: Some(y.units),
+                    units_added: Some(y.units_added),
+                    planned_units: Some(c.units),
                     analytic_units: c.analytic_units,
                     utilization_pct: f2(t.utilization(c) * 100.0),
                     duty_cycle: fixed(c.fleet.utilization, 4),
@@ -97,13 +147,14 @@ pub fn csv(results: &RunResults) -> String {
                     engineering_usd: f2(y.engineering_usd),
                     network_usd: f2(y.network_usd),
                     support_usd: f2(y.support_usd),
-                    spare_units: y.spare_units,
-                    units_retired: y.units_retired,
+                    spare_units: Some(y.spare_units),
+                    units_retired: Some(y.units_retired),
                     resale_usd: f2(y.resale_usd),
                     total_usd: f2(y.total_usd),
                     discounted_usd: f2(y.discounted_usd),
                     energy_kwh: f2(y.energy_kwh),
                     carbon_kg: f2(y.carbon_kg),
+                    infeasible: "",
                 })
                 .expect("CSV rows serialize");
             }
