@@ -2,11 +2,11 @@
 //! the scenario's workload on that hardware, and write the fitted profile (issue 10, item 3).
 //!
 //! **What is fitted.** The numbers of [`PARAMS`]: compute efficiency `e_c`, memory efficiency
-//! `e_m` and the per-batch overhead `t0`. For a generative model these *are* the prefill and
+//! `e_m`, the per-batch overhead `t0` and the service-time CV. For a generative model these *are* the prefill and
 //! decode coefficients: `perf::generative_plan` derives prefill and decode compute per token
 //! from `e_c`, the weight and KV reads from `e_m`, and the fixed iteration time from `t0`, so a
-//! written profile reproduces the fitted iteration costs exactly. A service-time CV, once
-//! profiles have one, is one more entry of [`PARAMS`]. A parameter that no measured point
+//! written profile reproduces the fitted iteration costs exactly. The service-time CV
+//! (`efficiency.service_cv`) is fitted too where a point is latency-bounded. A parameter that no measured point
 //! responds to (a 10 % change moves no prediction by 0.1 %) is not fitted and keeps its base
 //! value, and the table says so.
 //!
@@ -74,6 +74,13 @@ pub static PARAMS: &[Param] = &[
         number: &numbers::BATCH_OVERHEAD,
         lo: 1e-7,
         hi: 10.0,
+    },
+    Param {
+        // The service-time spread: only a latency-bounded point (MLPerf Server, a p99 column)
+        // responds to it, so an Offline-only fit keeps the base profile's value.
+        number: &numbers::SERVICE_CV,
+        lo: 1e-3,
+        hi: 3.0,
     },
 ];
 
@@ -652,6 +659,7 @@ fn write_profile(
             "efficiency.compute" => file.efficiency.compute = entry,
             "efficiency.memory" => file.efficiency.memory = entry,
             "efficiency.batch_overhead_ms" => file.efficiency.batch_overhead_ms = entry,
+            "efficiency.service_cv" => file.efficiency.service_cv = Some(entry),
             other => anyhow::bail!("calibrate --from cannot write `{other}` (a bug)"),
         }
     }
