@@ -577,10 +577,7 @@ impl<'a> Model<'a> {
                 let verdict = format!(
                     "flips to {target} at {}{}",
                     value_text(v, &unit),
-                    change(v).map_or(String::new(), |c| format!(
-                        " ({})",
-                        format::change_text(c)
-                    ))
+                    change(v).map_or(String::new(), |c| format!(" ({})", format::change_text(c)))
                 );
                 FlipPoint {
                     input: u.path.key.clone(),

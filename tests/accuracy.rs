@@ -123,7 +123,9 @@ fn json_rows_carry_the_fields() {
             r["predicted"].as_f64().unwrap(),
             r["error"].as_f64().unwrap(),
         );
-        assert!(q.is_finite() && q > 0.0, "{r}");
+        // A server row may be predicted at 0: no rate meets the bound in the model (error −100 %).
+        let server = r["metric"].as_str() == Some("server");
+        assert!(q.is_finite() && (q > 0.0 || server && q == 0.0), "{r}");
         assert!((e - (q - p) / p).abs() < 1e-9, "{r}");
         assert!(["fit", "held-out"].contains(&r["split"].as_str().unwrap()));
     }

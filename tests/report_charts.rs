@@ -823,8 +823,8 @@ fn a_wide_range_of_request_rates_gets_a_log_axis() {
         chart(&set, "capacity"),
         &["Requests/s (log scale)", "1,000"],
     );
-    // llama70b-chat: peak traffic and capacity within ten times (6 to 53.6 req/s): linear.
-    let set = render(&shipped("llama70b-chat"));
+    // h100-current-prices: peak traffic and capacity within ten times: linear.
+    let set = render(&shipped("h100-current-prices"));
     let texts = svg_texts(chart(&set, "capacity"));
     assert!(texts.iter().all(|t| !t.contains("log scale")), "{texts:?}");
 }
