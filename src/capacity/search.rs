@@ -854,6 +854,17 @@ pub struct SizeSweep {
     pub closed_loop: Option<sim::ClosedLoop>,
 }
 
+/// Why a tier is left out of a size sweep — no fleet size can meet the contract — as the
+/// sweep's skipped line; `None` when it can be simulated.
+fn not_simulated(s: &Scenario, tier: &Tier) -> Option<String> {
+    let why = super::infeasibility(s, &tier.plan)?;
+    Some(format!(
+        "{}: no fleet size meets {}: {why}",
+        tier.name,
+        s.slo.label()
+    ))
+}
+
 /// Simulate each tier of `scenario` at the fleet sizes `units` (default: six sizes from the
 /// smallest fleet that can carry the design traffic at all) on the design traffic of `year`.
 /// Sizes run in parallel; `tick(done, total)` is called as each finishes.
@@ -873,12 +884,8 @@ pub fn sweep_sizes(
     let mut contexts = Vec::new();
     let mut skipped = Vec::new();
     for (i, tier) in s.tiers.iter().enumerate() {
-        if let Some(why) = super::infeasibility(s, &tier.plan) {
-            skipped.push(format!(
-                "{}: no fleet size meets {}: {why}",
-                tier.name,
-                s.slo.label()
-            ));
+        if let Some(why) = not_simulated(s, tier) {
+            skipped.push(why);
             continue;
         }
         let ctx = TierContext::new(s, i, s.simulation.replications);
@@ -951,12 +958,8 @@ pub fn sweep_closed(
     let mut contexts = Vec::new();
     let mut skipped = Vec::new();
     for (i, tier) in s.tiers.iter().enumerate() {
-        if let Some(why) = super::infeasibility(s, &tier.plan) {
-            skipped.push(format!(
-                "{}: no fleet size meets {}: {why}",
-                tier.name,
-                s.slo.label()
-            ));
+        if let Some(why) = not_simulated(s, tier) {
+            skipped.push(why);
             continue;
         }
         let ctx = TierContext::new(s, i, s.simulation.replications);

@@ -798,6 +798,23 @@ fn assumptions(l: &mut Layout, r: &RunResults) {
     });
 }
 
+/// Place chart `i` with its figure number and caption, registered for the contents and the
+/// bookmarks at the place it lands (the charts section and "How sure is this?" both use it).
+pub(super) fn place_figure(l: &mut Layout, i: usize, c: &crate::report::charts::Chart) {
+    let size = c.tree.size();
+    let aspect = size.height() / size.width();
+    let caption = format!("Figure {} ({}). {}", i + 1, c.name, c.caption);
+    let cap_lines = fonts::wrap(&caption, CONTENT_W, SMALL + 0.5, false).len() as f32;
+    l.ensure(CONTENT_W * aspect + cap_lines * (SMALL + 0.5) * 1.3 + 6.0);
+    l.sections.push(layout::Section {
+        title: format!("Figure {}: {}", i + 1, c.title),
+        level: 2,
+        page: l.page(),
+        y: l.y,
+    });
+    l.figure(i, aspect, &caption);
+}
+
 fn figures(l: &mut Layout, charts: &ChartSet) {
     l.section_break();
     l.heading("3  Charts", 1, 200.0);
@@ -808,19 +825,7 @@ fn figures(l: &mut Layout, charts: &ChartSet) {
         if super::uncertainty::CHARTS.contains(&c.name.as_str()) {
             continue; // placed in "How sure is this?"
         }
-        let size = c.tree.size();
-        let aspect = size.height() / size.width();
-        let caption = format!("Figure {} ({}). {}", i + 1, c.name, c.caption);
-        // Register the figure for the contents and bookmarks at the place it will land.
-        let cap_lines = fonts::wrap(&caption, CONTENT_W, SMALL + 0.5, false).len() as f32;
-        l.ensure(CONTENT_W * aspect + cap_lines * (SMALL + 0.5) * 1.3 + 6.0);
-        l.sections.push(layout::Section {
-            title: format!("Figure {}: {}", i + 1, c.title),
-            level: 2,
-            page: l.page(),
-            y: l.y,
-        });
-        l.figure(i, aspect, &caption);
+        place_figure(l, i, c);
     }
     if !charts.skipped.is_empty() {
         // Charts left out for the same reason share one line.

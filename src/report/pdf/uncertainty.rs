@@ -394,17 +394,6 @@ fn figure(l: &mut Layout, charts: &ChartSet, name: &str) {
     else {
         return;
     };
-    let size = c.tree.size();
-    let aspect = size.height() / size.width();
-    let caption = format!("Figure {} ({}). {}", i + 1, c.name, c.caption);
-    let cap_lines = fonts::wrap(&caption, CONTENT_W, SMALL + 0.5, false).len() as f32;
     l.gap(6.0);
-    l.ensure(CONTENT_W * aspect + cap_lines * (SMALL + 0.5) * 1.3 + 6.0);
-    l.sections.push(layout::Section {
-        title: format!("Figure {}: {}", i + 1, c.title),
-        level: 2,
-        page: l.page(),
-        y: l.y,
-    });
-    l.figure(i, aspect, &caption);
+    super::content::place_figure(l, i, c);
 }
