@@ -264,8 +264,8 @@ pub fn top_risks(r: &RunResults) -> Vec<String> {
         out.push(format!(
             "The answer changes if {} moves from {} to {}: it {}.",
             f.input,
-            format::plain(f.base_value),
-            f.value.map_or(format::MISSING.into(), format::plain),
+            format::figures3(f.base_value),
+            f.value.map_or(format::MISSING.into(), format::figures3),
             f.verdict
         ));
     }
