@@ -758,12 +758,7 @@ fn assumptions(l: &mut Layout, r: &RunResults) {
                 source.push_str(&format!(". Note: {n}"));
             }
             let flag = decision::input_flag(i);
-            // The unit is declared in the field's name ("chip.memory [B]"): the value is
-            // written in it, scaled where it has SI prefixes ("256 GB").
-            let (field, unit) = match i.field.rsplit_once(" [") {
-                Some((f, u)) => (f, u.trim_end_matches(']')),
-                None => (i.field.as_str(), ""),
-            };
+            let (field, unit) = field_and_unit(&i.field);
             let basis = match (estimate, flag) {
                 (_, Some(f)) => format!("{} — {f}", i.basis.label()),
                 (true, None) => "ESTIMATE".into(),
@@ -951,7 +946,15 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         .inputs
         .iter()
         .filter(|i| i.basis == Basis::Estimate)
-        .map(|i| format!("{} · {} = {}", i.scope, i.field, format::plain(i.value)))
+        .map(|i| {
+            // As the assumptions table writes it: "efficiency.batch_overhead = 0.5 ms".
+            let (field, unit) = field_and_unit(&i.field);
+            format!(
+                "{} · {field} = {}",
+                i.scope,
+                format::quantity(i.value, unit)
+            )
+        })
         .collect();
     if est.is_empty() {
         l.paragraph(
@@ -978,8 +981,9 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     l.paragraph(
         &format!(
             "Running \"tco-sim {} --seed {}\" with tco-sim {} writes this report again, beside \
-             results.json (every number in it, with every input and its source), results.csv \
-             and the {} charts as SVG and PNG. With SOURCE_DATE_EPOCH set, the PDF is \
+             results.json (every number in it, with every input and its source), results.csv, \
+             cash-flow.csv, sensitivity.csv and uncertainty.csv, report.xlsx and the {} charts \
+             as SVG and PNG. With SOURCE_DATE_EPOCH set, the PDF and the workbook are \
              byte-identical.",
             r.scenario.file,
             r.scenario.seed,
@@ -995,6 +999,15 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
 
 /// "$1,234,567: NPV $1.4M, less resale $300,000, plus $208,289 owed after year 5" — the ranking
 /// figure with the adjustments that lead to it from the NPV of the cash.
+/// An input's name and the unit declared in it: "chip.memory [B]" → ("chip.memory", "B"), so
+/// the value is written in that unit, scaled where it has SI prefixes ("256 GB").
+fn field_and_unit(field: &str) -> (&str, &str) {
+    match field.rsplit_once(" [") {
+        Some((f, u)) => (f, u.trim_end_matches(']')),
+        None => (field, ""),
+    }
+}
+
 fn ranking_explained(o: &crate::cost::OptionCost, years: u32) -> String {
     let mut parts = vec![format!("NPV of cash {}", usd(o.npv_usd))];
     if o.resale_value_usd > 0.0 {
