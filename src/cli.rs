@@ -155,7 +155,7 @@ pub struct SimulateArgs {
     /// simulation.window_s seconds. Needs --units.
     #[arg(long, value_name = "C", requires = "units")]
     pub concurrency: Option<u32>,
-    /// Closed loop: mean think time between a response and the client's next request [ms]
+    /// Closed loop: mean think time between a response and the client's next request, in ms
     /// (default 0).
     #[arg(long, value_name = "MS", requires = "concurrency")]
     pub think_ms: Option<f64>,
