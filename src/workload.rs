@@ -98,6 +98,23 @@ pub enum Workload {
 }
 
 impl Workload {
+    /// The mean prompt and output token counts, rounded (output at least 1), of a generative
+    /// workload; (0, 0) for a classic one. The fixed-size requests a latency curve or a
+    /// calibration point is simulated with.
+    pub fn mean_tokens(&self) -> (u32, u32) {
+        match self {
+            Workload::Generative {
+                prompt_tokens,
+                output_tokens,
+                ..
+            } => (
+                prompt_tokens.mean().round() as u32,
+                output_tokens.mean().round().max(1.0) as u32,
+            ),
+            Workload::Classic { .. } => (0, 0),
+        }
+    }
+
     pub fn precision(&self) -> Precision {
         match self {
             Workload::Classic { precision, .. } | Workload::Generative { precision, .. } => {

@@ -168,20 +168,6 @@ fn workload_for(w: &Workload, tokens: Option<(f64, f64)>) -> Workload {
     w
 }
 
-fn tokens_of(w: &Workload) -> (u32, u32) {
-    match w {
-        Workload::Generative {
-            prompt_tokens,
-            output_tokens,
-            ..
-        } => (
-            prompt_tokens.mean().round() as u32,
-            output_tokens.mean().round().max(1.0) as u32,
-        ),
-        Workload::Classic { .. } => (0, 0),
-    }
-}
-
 /// Simulate one unit at a Poisson `rate` with `count` requests (a tenth of them warm-up).
 fn simulate(
     t: &Target<'_>,
@@ -205,7 +191,7 @@ fn simulate(
         seed: t.scenario.seed,
         quantiles: vec![quantile],
     };
-    let (i, o) = tokens_of(w);
+    let (i, o) = w.mean_tokens();
     sim::simulate(&fleet, &run, |rep| {
         PoissonArrivals::new(t.scenario.seed, rep, rate, count).with_tokens(i, o)
     })

@@ -482,17 +482,7 @@ pub fn latency_curve(ctx: &TierContext<'_>, units: u32) -> Vec<LoadPoint> {
     if !(capacity.is_finite() && capacity > 0.0) {
         return vec![];
     }
-    let (prompt, output) = match &ctx.scenario.workload {
-        Workload::Generative {
-            prompt_tokens,
-            output_tokens,
-            ..
-        } => (
-            prompt_tokens.mean().round() as u32,
-            output_tokens.mean().round().max(1.0) as u32,
-        ),
-        Workload::Classic { .. } => (0, 0),
-    };
+    let (prompt, output) = ctx.scenario.workload.mean_tokens();
     let seed = tier_year_seed(ctx.scenario.seed, ctx.tier_index, 0);
     LOADS
         .iter()
