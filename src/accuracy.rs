@@ -26,7 +26,10 @@ use crate::hardware::{Precision, Profile, ProfileSearch};
 use crate::input::InputError;
 use crate::perf::{self, ServicePlan};
 use crate::sim::{self, Dispatch, FleetSpec, PoissonArrivals, RunSpec};
-use crate::workload::{self, ClassicModel, TokenCount, Workload};
+use crate::workload::{
+    self, ClassicModel, LengthDist, LengthSampler, OpClass, Padding, SequenceLengths, TokenCount,
+    Workload,
+};
 
 /// The shipped table.
 pub const TABLE: &str = include_str!("../data/accuracy.toml");
@@ -53,14 +56,33 @@ pub struct Table {
     pub rows: Vec<Row>,
 }
 
-/// A classic workload that is not a preset, with the arithmetic in `note`.
+/// A classic workload that is not a preset, with the arithmetic in `note`: either its own
+/// numbers, or a preset (`preset`) run at a sequence-length distribution.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CustomWorkload {
     pub name: String,
-    pub flops_per_item: f64,
-    pub parameters: f64,
-    pub activation_elements_per_item: f64,
+    #[serde(default)]
+    pub preset: Option<String>,
+    #[serde(default)]
+    pub flops_per_item: Option<f64>,
+    #[serde(default)]
+    pub parameters: Option<f64>,
+    #[serde(default)]
+    pub activation_elements_per_item: Option<f64>,
+    /// Sequence lengths, each equally likely \[tokens\] (with `preset`).
+    #[serde(default)]
+    pub sequence_tokens: Option<Vec<u32>>,
+    /// Lognormal sequence lengths: mean and CV (with `preset`).
+    #[serde(default)]
+    pub sequence_mean: Option<f64>,
+    #[serde(default)]
+    pub sequence_cv: Option<f64>,
+    #[serde(default)]
+    pub max_sequence_tokens: Option<u32>,
+    /// "max" or "none".
+    #[serde(default)]
+    pub padding: Option<String>,
     pub note: String,
 }
 
@@ -122,6 +144,8 @@ impl Split {
 #[serde(rename_all = "snake_case")]
 pub enum Constant {
     Compute,
+    ComputeConv,
+    ComputeMatmul,
     Memory,
     BatchOverhead,
 }
@@ -131,6 +155,8 @@ impl Constant {
     pub fn key(self) -> &'static str {
         match self {
             Constant::Compute => "compute",
+            Constant::ComputeConv => "compute_conv",
+            Constant::ComputeMatmul => "compute_matmul",
             Constant::Memory => "memory",
             Constant::BatchOverhead => "batch_overhead_ms",
         }
@@ -138,13 +164,18 @@ impl Constant {
     /// Valid range in the profile's SI units (the declaration in `hardware::numbers`).
     fn range(self) -> (f64, f64) {
         match self {
-            Constant::Compute | Constant::Memory => (0.001, 1.0),
+            Constant::Compute
+            | Constant::ComputeConv
+            | Constant::ComputeMatmul
+            | Constant::Memory => (0.001, 1.0),
             Constant::BatchOverhead => (0.0, 0.1),
         }
     }
     fn get(self, p: &Profile) -> f64 {
         match self {
             Constant::Compute => p.efficiency_compute.value,
+            Constant::ComputeConv => class_or_compute(&p.efficiency_compute_conv, p),
+            Constant::ComputeMatmul => class_or_compute(&p.efficiency_compute_matmul, p),
             Constant::Memory => p.efficiency_memory.value,
             Constant::BatchOverhead => p.batch_overhead_s.value,
         }
@@ -152,6 +183,8 @@ impl Constant {
     fn set(self, p: &mut Profile, v: f64) {
         match self {
             Constant::Compute => p.efficiency_compute.value = v,
+            Constant::ComputeConv => set_class(&mut p.efficiency_compute_conv, v),
+            Constant::ComputeMatmul => set_class(&mut p.efficiency_compute_matmul, v),
             Constant::Memory => p.efficiency_memory.value = v,
             Constant::BatchOverhead => p.batch_overhead_s.value = v,
         }
@@ -161,6 +194,30 @@ impl Constant {
         match self {
             Constant::BatchOverhead => si * 1e3,
             _ => si,
+        }
+    }
+}
+
+/// A per-class efficiency's value: its own, or `efficiency.compute` where the profile sets none.
+fn class_or_compute(c: &Option<Cited>, p: &Profile) -> f64 {
+    c.as_ref().map_or(p.efficiency_compute.value, |c| c.value)
+}
+
+fn set_class(c: &mut Option<Cited>, v: f64) {
+    match c {
+        Some(c) => c.value = v,
+        None => {
+            *c = Some(Cited {
+                value: v,
+                basis: Basis::Fit,
+                source: Source {
+                    key: "accuracy-fit".into(),
+                    title: "tco-sim accuracy --fit".into(),
+                    url: None,
+                    date: "2026".into(),
+                },
+                note: None,
+            })
         }
     }
 }
@@ -301,6 +358,53 @@ pub fn load(text: &str) -> Result<Table, InputError> {
 /// The workload a row names: a preset, or one of the table's own.
 fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
     if let Some(c) = t.workloads.get(&r.workload) {
+        if let Some(p) = &c.preset {
+            let bad = |m: &str| table_error(format!("workload `{}`: {m}", r.workload));
+            let mut model = workload::classic_preset(p).ok_or_else(|| bad("unknown preset"))?;
+            let max = c
+                .max_sequence_tokens
+                .ok_or_else(|| bad("needs max_sequence_tokens"))?;
+            let dist = match (&c.sequence_tokens, c.sequence_mean, c.sequence_cv) {
+                (Some(v), None, None) if !v.is_empty() => {
+                    LengthDist::Empirical { tokens: v.clone() }
+                }
+                (None, Some(mean), Some(cv)) if mean >= 1.0 && cv > 0.0 => {
+                    LengthDist::LogNormal { mean, cv }
+                }
+                _ => {
+                    return Err(bad(
+                        "give sequence_tokens, or sequence_mean and sequence_cv",
+                    ));
+                }
+            };
+            let padding = match c.padding.as_deref() {
+                Some("max") => Padding::Max,
+                Some("none") | None => Padding::None,
+                Some(_) => return Err(bad("padding is \"max\" or \"none\"")),
+            };
+            model.name = c.name.clone();
+            model.lengths = Some(SequenceLengths {
+                dist,
+                max,
+                padding,
+                from_trace: false,
+            });
+            return Ok(Workload::Classic {
+                model,
+                precision: r.precision,
+            });
+        }
+        let need = |v: Option<f64>, k: &str| {
+            v.ok_or_else(|| table_error(format!("workload `{}`: needs {k}", r.workload)))
+        };
+        let (flops, params, act) = (
+            need(c.flops_per_item, "flops_per_item")?,
+            need(c.parameters, "parameters")?,
+            need(
+                c.activation_elements_per_item,
+                "activation_elements_per_item",
+            )?,
+        );
         let src = Source {
             key: "accuracy-table".into(),
             title: format!("data/accuracy.toml workload `{}`", r.workload),
@@ -316,9 +420,13 @@ fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
         return Ok(Workload::Classic {
             model: ClassicModel {
                 name: c.name.clone(),
-                flops_per_item: d(c.flops_per_item),
-                parameters: d(c.parameters),
-                activation_elements_per_item: d(c.activation_elements_per_item),
+                flops_per_item: d(flops),
+                parameters: d(params),
+                activation_elements_per_item: d(act),
+                // The table's own models are encoders (transformer matmuls).
+                op_class: Some(OpClass::Matmul),
+                per_token: None,
+                lengths: None,
             },
             precision: r.precision,
         });
@@ -408,8 +516,20 @@ fn highest_rate_within(plan: &ServicePlan, w: &Workload, units: u32, bound_s: f6
             seed: SEED,
             quantiles: vec![],
         };
+        // A sequence model's requests carry their lengths (the planner's own draw, stream SIZES).
+        let lengths = match w {
+            Workload::Classic { model, .. } => model.lengths.as_ref().map(LengthSampler::new),
+            Workload::Generative { .. } => None,
+        };
         match sim::simulate(&fleet, &run, |rep| {
-            PoissonArrivals::new(SEED, rep, rate, SERVER_REQUESTS)
+            let lengths = lengths.clone();
+            let mut rng = crate::rng::stream(SEED, rep, crate::rng::streams::SIZES);
+            PoissonArrivals::new(SEED, rep, rate, SERVER_REQUESTS).map(move |mut r| {
+                if let Some(l) = &lengths {
+                    r.input_tokens = l.draw(&mut rng);
+                }
+                r
+            })
         }) {
             Ok(rep) => !rep.unstable && rep.latency.p99.value_s <= bound_s,
             Err(_) => false,

@@ -230,6 +230,10 @@ pub struct Profile {
     pub idle_power_w: Cited,
     pub peak_power_w: Cited,
     pub efficiency_compute: Cited,
+    /// Compute efficiency of convolution-dominated classic models; `None`: `efficiency_compute`.
+    pub efficiency_compute_conv: Option<Cited>,
+    /// Compute efficiency of matmul-dominated classic models; `None`: `efficiency_compute`.
+    pub efficiency_compute_matmul: Option<Cited>,
     pub efficiency_memory: Cited,
     pub batch_overhead_s: Cited,
     /// Coefficient of variation of the service time around the roofline time (std / mean of a
@@ -418,6 +422,8 @@ fn validate(
             .with_help("idle_w must not exceed peak_w"));
     }
     let e_c = required(&numbers::EFFICIENCY_COMPUTE)?;
+    let e_conv = read(&numbers::EFFICIENCY_COMPUTE_CONV)?;
+    let e_matmul = read(&numbers::EFFICIENCY_COMPUTE_MATMUL)?;
     let e_m = required(&numbers::EFFICIENCY_MEMORY)?;
     let t0 = required(&numbers::BATCH_OVERHEAD)?;
     let service_cv = match read(&numbers::SERVICE_CV)? {
@@ -520,6 +526,8 @@ fn validate(
         idle_power_w: idle,
         peak_power_w: peak_w,
         efficiency_compute: e_c,
+        efficiency_compute_conv: e_conv,
+        efficiency_compute_matmul: e_matmul,
         efficiency_memory: e_m,
         batch_overhead_s: t0,
         service_cv,

@@ -26,7 +26,7 @@ use serde::Serialize;
 use crate::hardware::{Batching, Precision, Profile, UnitKind};
 use crate::input::InputError;
 use crate::sim::Variability;
-use crate::workload::{GenerativeModel, Workload};
+use crate::workload::{GenerativeModel, OpClass, Workload};
 
 /// Fraction of device memory a serving engine may use for weights and KV cache. vLLM's default
 /// `gpu_memory_utilization` is 0.9 (vLLM engine arguments documentation, 2024); the rest is
@@ -234,9 +234,15 @@ pub fn plan(
     let roof = slot_roofline(profile, precision)?;
     match workload {
         Workload::Classic { model, .. } => {
-            let f = model.flops_per_item.value;
+            // The mean item over the sequence-length distribution (the model's own figures when
+            // it has none), and the compute efficiency of the model's operator class.
+            let (f, a_elements) = model.mean_item_cost();
             let w = workload.weight_bytes(precision);
-            let a = model.activation_elements_per_item.value * precision.bytes();
+            let a = a_elements * precision.bytes();
+            let mut roof = roof;
+            if let Some(e) = class_efficiency(profile, model.op_class) {
+                roof.e_compute = e;
+            }
             check_fits(profile, w, 1)?;
             let cores = if profile.kind == UnitKind::Cpu {
                 profile
@@ -279,7 +285,13 @@ pub fn plan(
                 } else {
                     batching.clone()
                 },
-                variability: Variability::lognormal(profile.service_cv.value),
+                variability: match model.relative_work_by_length() {
+                    Some(relative_work) => Variability::BySize {
+                        relative_work,
+                        cv: profile.service_cv.value,
+                    },
+                    None => Variability::lognormal(profile.service_cv.value),
+                },
             }))
         }
         Workload::Generative {
@@ -297,6 +309,16 @@ pub fn plan(
         )
         .map(ServicePlan::Generative),
     }
+}
+
+/// The profile's compute efficiency for an operator class, when it sets one
+/// (`efficiency.compute_conv`, `efficiency.compute_matmul`); `None`: `efficiency.compute`.
+pub fn class_efficiency(profile: &Profile, class: Option<OpClass>) -> Option<f64> {
+    match class? {
+        OpClass::Conv => profile.efficiency_compute_conv.as_ref(),
+        OpClass::Matmul => profile.efficiency_compute_matmul.as_ref(),
+    }
+    .map(|c| c.value)
 }
 
 /// The smallest compiled shape that holds `b` requests (or `b` itself when shapes are free).

@@ -22,6 +22,227 @@ pub struct ClassicModel {
     /// Activation bytes moved to and from memory per item at 1 byte per element; scaled by the
     /// precision's bytes.
     pub activation_elements_per_item: Cited,
+    /// The operator class that dominates the model's compute, which picks the profile's
+    /// per-class compute efficiency (`efficiency.compute_conv` / `compute_matmul`); `None`: the
+    /// profile's `efficiency.compute`.
+    pub op_class: Option<OpClass>,
+    /// How the per-item cost scales with sequence length (sequence models only).
+    pub per_token: Option<PerToken>,
+    /// The distribution of sequence lengths and how the runtime pads them; `None`: every item
+    /// costs `flops_per_item` (the fixed length the model's numbers are given at).
+    pub lengths: Option<SequenceLengths>,
+}
+
+/// The dominant operator class of a classic model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OpClass {
+    /// Convolutions (CNNs: ResNet-50).
+    Conv,
+    /// Dense matrix multiplies (transformers: BERT, embedding models).
+    Matmul,
+}
+
+impl OpClass {
+    pub fn label(self) -> &'static str {
+        match self {
+            OpClass::Conv => "conv",
+            OpClass::Matmul => "matmul",
+        }
+    }
+}
+
+/// How a sequence model's cost grows with its length L, given at `tokens` = L0: FLOPs
+/// F(L) = F0 × ((1 − q)·L/L0 + q·(L/L0)²), where the linear part is 2 × non-embedding parameters
+/// per token and the quadratic part (share q at L0) is attention's QKᵀ and attention × V; the
+/// activation elements likewise, with share `attention_activation_share` for the attention
+/// scores (heads × L per token).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PerToken {
+    /// The length `flops_per_item` and `activation_elements_per_item` are given at.
+    pub tokens: u32,
+    /// Share of the FLOPs at `tokens` that is quadratic in the length, in [0, 1].
+    pub attention_flops_share: f64,
+    /// Share of the activation elements at `tokens` that is quadratic in the length, in [0, 1].
+    pub attention_activation_share: f64,
+}
+
+impl PerToken {
+    /// FLOPs (or activation elements) of an item of `l` tokens relative to one of `tokens`.
+    fn scale(&self, l: f64, quadratic_share: f64) -> f64 {
+        let x = l / self.tokens as f64;
+        (1.0 - quadratic_share) * x + quadratic_share * x * x
+    }
+    pub fn flops_scale(&self, l: f64) -> f64 {
+        self.scale(l, self.attention_flops_share)
+    }
+    pub fn activation_scale(&self, l: f64) -> f64 {
+        self.scale(l, self.attention_activation_share)
+    }
+}
+
+/// How a runtime lays a variable-length item out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Padding {
+    /// Every item is padded to `max` tokens (compiled shapes, as on Neuron; naive runtimes).
+    Max,
+    /// Variable-length kernels: an item costs its own length (TensorRT's BERT plugins).
+    None,
+}
+
+/// The distribution of sequence lengths of a classic sequence model's requests.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum LengthDist {
+    Fixed {
+        tokens: u32,
+    },
+    /// Lognormal with this mean and CV, rounded and clamped to [1, max].
+    LogNormal {
+        mean: f64,
+        cv: f64,
+    },
+    /// Each listed length equally likely.
+    Empirical {
+        tokens: Vec<u32>,
+    },
+}
+
+/// Sequence lengths of a classic workload: their distribution, the longest, and the padding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SequenceLengths {
+    pub dist: LengthDist,
+    /// Longest sequence (longer ones are truncated to it), and the padded length of `Max`.
+    pub max: u32,
+    pub padding: Padding,
+    /// Take each request's length from the replayed trace's input-token column when it has one.
+    pub from_trace: bool,
+}
+
+impl SequenceLengths {
+    /// Probability of each length 1..=max (index 0 is length 1), summing to 1: the lengths the
+    /// simulator draws and the planner averages over.
+    pub fn pmf(&self) -> Vec<f64> {
+        let n = self.max.max(1) as usize;
+        let mut p = vec![0.0; n];
+        let at = |l: u32| (l.clamp(1, self.max.max(1)) - 1) as usize;
+        match &self.dist {
+            LengthDist::Fixed { tokens } => p[at(*tokens)] = 1.0,
+            LengthDist::Empirical { tokens } => {
+                for &t in tokens {
+                    p[at(t)] += 1.0 / tokens.len().max(1) as f64;
+                }
+            }
+            LengthDist::LogNormal { mean, cv } => {
+                // P(round(X) = k) for X lognormal; the tails beyond [1, max] clamp to the ends.
+                let s2 = (1.0 + cv * cv).ln();
+                let (mu, sigma) = (mean.ln() - s2 / 2.0, s2.sqrt());
+                let cdf = |x: f64| {
+                    if x <= 0.0 {
+                        0.0
+                    } else {
+                        0.5 * statrs::function::erf::erfc(
+                            -(x.ln() - mu) / (sigma * std::f64::consts::SQRT_2),
+                        )
+                    }
+                };
+                let mut below = 0.0;
+                for (i, slot) in p.iter_mut().enumerate() {
+                    let upper = if i + 1 == n { 1.0 } else { cdf(i as f64 + 1.5) };
+                    *slot = upper - below;
+                    below = upper;
+                }
+            }
+        }
+        p
+    }
+
+    /// The length an item is charged for: its own, or `max` when padded.
+    pub fn charged(&self, l: u32) -> u32 {
+        match self.padding {
+            Padding::Max => self.max,
+            Padding::None => l.clamp(1, self.max),
+        }
+    }
+}
+
+/// Draws sequence lengths from a [`SequenceLengths`]' probabilities: a uniform draw looked up in
+/// the cumulative table, so the draws follow exactly the distribution the planner averages over.
+#[derive(Debug, Clone)]
+pub struct LengthSampler {
+    cumulative: Vec<f64>,
+}
+
+impl LengthSampler {
+    pub fn new(lengths: &SequenceLengths) -> Self {
+        let mut acc = 0.0;
+        let cumulative = lengths
+            .pmf()
+            .iter()
+            .map(|p| {
+                acc += p;
+                acc
+            })
+            .collect();
+        LengthSampler { cumulative }
+    }
+
+    /// One length, 1..=max.
+    pub fn draw<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> u32 {
+        let u: f64 =
+            rand::RngExt::random::<f64>(rng) * self.cumulative.last().copied().unwrap_or(1.0);
+        let i = self.cumulative.partition_point(|&c| c <= u);
+        (i.min(self.cumulative.len().saturating_sub(1)) + 1) as u32
+    }
+}
+
+impl ClassicModel {
+    /// Scale factors (FLOPs, activations) of an item of `l` tokens against the model's figures.
+    fn scales(&self, l: u32) -> (f64, f64) {
+        match &self.per_token {
+            Some(pt) => (pt.flops_scale(l as f64), pt.activation_scale(l as f64)),
+            None => (1.0, 1.0),
+        }
+    }
+
+    /// Mean FLOPs and activation elements per item over the length distribution, at the
+    /// charged (padded) length; the model's own figures without a distribution.
+    pub fn mean_item_cost(&self) -> (f64, f64) {
+        let (f0, a0) = (
+            self.flops_per_item.value,
+            self.activation_elements_per_item.value,
+        );
+        let Some(lens) = &self.lengths else {
+            return (f0, a0);
+        };
+        let (mut f, mut a) = (0.0, 0.0);
+        for (i, p) in lens.pmf().iter().enumerate() {
+            if *p > 0.0 {
+                let (sf, sa) = self.scales(lens.charged(i as u32 + 1));
+                f += p * sf;
+                a += p * sa;
+            }
+        }
+        (f0 * f, a0 * a)
+    }
+
+    /// Work of an item of each length 1..=max relative to the mean item (FLOPs ratio; mean 1
+    /// over the distribution); `None` without a distribution, or when padding makes every item
+    /// cost the same.
+    pub fn relative_work_by_length(&self) -> Option<Vec<f64>> {
+        let lens = self.lengths.as_ref()?;
+        if lens.padding == Padding::Max || self.per_token.is_none() {
+            return None;
+        }
+        let (mean, _) = self.mean_item_cost();
+        let f0 = self.flops_per_item.value;
+        Some(
+            (1..=lens.max)
+                .map(|l| f0 * self.scales(lens.charged(l)).0 / mean)
+                .collect(),
+        )
+    }
 }
 
 /// A decoder-only generative model.
@@ -264,6 +485,9 @@ pub fn classic_preset(name: &str) -> Option<ClassicModel> {
                 &resnet,
                 "sum of the output feature maps of the 53 conv layers at 224x224 (~11M elements), read and written once each; caches absorb part of it",
             ),
+            op_class: Some(OpClass::Conv),
+            per_token: None,
+            lengths: None,
         },
         "bert-base" => ClassicModel {
             name: "BERT-base (sequence 128)".into(),
@@ -278,6 +502,13 @@ pub fn classic_preset(name: &str) -> Option<ClassicModel> {
                 &bert,
                 "12 layers x 128 tokens x (4 x 768 + 3072 + 12 heads x 128) ~ 1.2e7 elements",
             ),
+            op_class: Some(OpClass::Matmul),
+            per_token: Some(PerToken {
+                tokens: 128,
+                attention_flops_share: 0.6 / 22.4,
+                attention_activation_share: 1536.0 / 7680.0,
+            }),
+            lengths: None,
         },
         "bert-large" => ClassicModel {
             name: "BERT-large (sequence 128)".into(),
@@ -292,6 +523,13 @@ pub fn classic_preset(name: &str) -> Option<ClassicModel> {
                 &bert,
                 "24 layers x 128 tokens x (4 x 1024 + 4096 + 16 heads x 128) ~ 3.2e7 elements",
             ),
+            op_class: Some(OpClass::Matmul),
+            per_token: Some(PerToken {
+                tokens: 128,
+                attention_flops_share: 1.6 / 78.9,
+                attention_activation_share: 2048.0 / 10240.0,
+            }),
+            lengths: None,
         },
         "all-minilm-l6-v2" => ClassicModel {
             name: "all-MiniLM-L6-v2 embedding (sequence 128)".into(),
@@ -306,6 +544,13 @@ pub fn classic_preset(name: &str) -> Option<ClassicModel> {
                 &minilm,
                 "6 layers x 128 tokens x (4 x 384 + 1536 + 12 heads x 128) ~ 1.5e6 elements",
             ),
+            op_class: Some(OpClass::Matmul),
+            per_token: Some(PerToken {
+                tokens: 128,
+                attention_flops_share: 0.15 / 2.85,
+                attention_activation_share: 1536.0 / 4608.0,
+            }),
+            lengths: None,
         },
         _ => return None,
     };

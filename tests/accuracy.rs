@@ -156,3 +156,30 @@ fn held_out_error_meets_the_issue_bound() {
     assert!(a.median_abs_error <= 0.10, "median {}", a.median_abs_error);
     assert!(a.max_abs_error <= 0.25, "max {}", a.max_abs_error);
 }
+
+/// The GPU/ASIC classic held-out rows after sequence lengths and per-class efficiencies (issue
+/// 10): measured 2026-12-01 with `tco-sim accuracy`, every one within 25 % except Inferentia2
+/// ResNet-50 at batch 1 (+141 %: its fixed per-inference cost is not modelled per layer yet), which
+/// is held to its measured gap so a regression fails.
+#[test]
+fn gpu_and_asic_classic_held_out_rows_stay_within_their_measured_bounds() {
+    let rep = accuracy::run(&table(), false).unwrap();
+    let rows: Vec<_> = rep
+        .rows
+        .iter()
+        .filter(|r| {
+            r.split == Split::HeldOut
+                && (r.kind == "gpu" || r.kind == "asic")
+                && !r.workload.starts_with("llama")
+        })
+        .collect();
+    assert!(rows.len() >= 7, "{}", rows.len());
+    for r in rows {
+        let bound = if r.id == "inf2-resnet50-b1" {
+            1.5
+        } else {
+            0.25
+        };
+        assert!(r.error.abs() <= bound, "{}: {:+.3}", r.id, r.error);
+    }
+}

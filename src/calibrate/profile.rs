@@ -345,6 +345,10 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
         },
         // Not measured by the kernels: the base profile's, or the kind's default.
         service_cv: base.and_then(|b| b.efficiency.service_cv.as_ref().map(clone_entry)),
+        // The measured GEMM efficiency stands for every operator class: the base profile's
+        // per-class fits belong to its own runtime, not this machine's.
+        compute_conv: None,
+        compute_matmul: None,
     };
     let price = match base {
         Some(b) => PriceFile {

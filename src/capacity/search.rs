@@ -32,7 +32,7 @@ use crate::sim::{
     self, Dispatch, FleetSpec, IterationCost, RunSpec, ServerModel, SimError, SimReport,
 };
 use crate::traffic::Request;
-use crate::workload::{TokenCount, Workload};
+use crate::workload::{LengthSampler, TokenCount, Workload};
 
 /// Most arrivals one evaluation (one fleet size, all replications) simulates: 2^22, about
 /// 4.2 million, above the largest design traffic of any shipped scenario (3.7 million, in
@@ -298,6 +298,8 @@ struct Sizes {
     output: TokenCount,
     from_trace: bool,
     rng: rand::rngs::Xoshiro256PlusPlus,
+    /// Classic sequence models: the length distribution and the longest length.
+    lengths: Option<(LengthSampler, u32)>,
 }
 
 fn draw(c: &TokenCount, rng: &mut rand::rngs::Xoshiro256PlusPlus) -> u32 {
@@ -327,13 +329,30 @@ impl Sizes {
                 output: output_tokens.clone(),
                 from_trace: *tokens_from_trace,
                 rng: rng::stream(seed, replication, rng::streams::SIZES),
+                lengths: None,
             }),
-            Workload::Classic { .. } => None,
+            // A classic sequence model's length rides in `input_tokens` (output 0).
+            Workload::Classic { model, .. } => model.lengths.as_ref().map(|l| Sizes {
+                prompt: TokenCount::Fixed { tokens: 1 },
+                output: TokenCount::Fixed { tokens: 0 },
+                from_trace: l.from_trace,
+                rng: rng::stream(seed, replication, rng::streams::SIZES),
+                lengths: Some((LengthSampler::new(l), l.max)),
+            }),
         }
     }
 
     fn fill(&mut self, mut r: Request) -> Request {
         let has_own = r.input_tokens > 0 || r.output_tokens > 0;
+        if let Some((lengths, max)) = &self.lengths {
+            r.input_tokens = if self.from_trace && r.input_tokens > 0 {
+                r.input_tokens.min(*max)
+            } else {
+                lengths.draw(&mut self.rng)
+            };
+            r.output_tokens = 0;
+            return r;
+        }
         if !(self.from_trace && has_own) {
             r.input_tokens = draw(&self.prompt, &mut self.rng);
             r.output_tokens = draw(&self.output, &mut self.rng);

@@ -90,6 +90,12 @@ pub struct EfficiencyFile {
     /// default, [`crate::hardware::default_service_cv`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub service_cv: Option<CitedEntry>,
+    /// Compute efficiency of convolution-dominated models (absent: `compute`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_conv: Option<CitedEntry>,
+    /// Compute efficiency of matmul-dominated (transformer) classic models (absent: `compute`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compute_matmul: Option<CitedEntry>,
 }
 
 /// Serving configuration, not a hardware fact; a scenario tier may override it.

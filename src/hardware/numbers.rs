@@ -335,6 +335,30 @@ pub const EFFICIENCY_COMPUTE: ProfileNumber = ProfileNumber {
     held: |p| Some(&p.efficiency_compute),
     held_mut: |p| Some(&mut p.efficiency_compute),
 };
+pub const EFFICIENCY_COMPUTE_CONV: ProfileNumber = ProfileNumber {
+    key: "efficiency.compute_conv",
+    label: "efficiency.compute_conv",
+    unit: "fraction",
+    scale: 1.0,
+    valid: FRACTION,
+    presence: Presence::Optional,
+    help: "fraction of peak compute reached on convolution-dominated classic models (`op_class = \"conv\"`: ResNet-50); absent: efficiency.compute",
+    raw: |f| f.efficiency.compute_conv.as_ref(),
+    held: |p| p.efficiency_compute_conv.as_ref(),
+    held_mut: |p| p.efficiency_compute_conv.as_mut(),
+};
+pub const EFFICIENCY_COMPUTE_MATMUL: ProfileNumber = ProfileNumber {
+    key: "efficiency.compute_matmul",
+    label: "efficiency.compute_matmul",
+    unit: "fraction",
+    scale: 1.0,
+    valid: FRACTION,
+    presence: Presence::Optional,
+    help: "fraction of peak compute reached on matmul-dominated classic models (`op_class = \"matmul\"`: BERT, embedding models); generative models keep efficiency.compute; absent: efficiency.compute",
+    raw: |f| f.efficiency.compute_matmul.as_ref(),
+    held: |p| p.efficiency_compute_matmul.as_ref(),
+    held_mut: |p| p.efficiency_compute_matmul.as_mut(),
+};
 pub const EFFICIENCY_MEMORY: ProfileNumber = ProfileNumber {
     key: "efficiency.memory",
     label: "efficiency.memory",
@@ -463,6 +487,8 @@ pub static PROFILE_NUMBERS: &[ProfileNumber] = &[
     IDLE_POWER,
     PEAK_POWER,
     EFFICIENCY_COMPUTE,
+    EFFICIENCY_COMPUTE_CONV,
+    EFFICIENCY_COMPUTE_MATMUL,
     EFFICIENCY_MEMORY,
     BATCH_OVERHEAD,
     SERVICE_CV,

@@ -124,6 +124,48 @@ pub struct WorkloadFile {
     /// Use each replayed request's own token counts when the trace has them (default true).
     #[serde(default)]
     pub tokens_from_trace: Option<bool>,
+    /// Classic sequence models: the distribution of sequence lengths \[tokens\].
+    #[serde(default)]
+    pub sequence_tokens: Option<SequenceTokensFile>,
+    /// Classic sequence models: the longest sequence (and the padded length) \[tokens\].
+    #[serde(default)]
+    pub max_sequence_tokens: Option<Spanned<i64>>,
+    /// Classic sequence models: `"max"` pads every item to `max_sequence_tokens`, `"none"`
+    /// charges each item its own length.
+    #[serde(default)]
+    pub padding: Option<Spanned<String>>,
+    /// Classic sequence models: take each replayed request's length from the trace's input-token
+    /// column when it has one (default false).
+    #[serde(default)]
+    pub sequence_from_trace: Option<Spanned<bool>>,
+    /// Custom classic sequence model: the length `flops_per_item` is given at \[tokens\].
+    #[serde(default)]
+    pub item_tokens: Option<Spanned<i64>>,
+    /// Custom classic model: dominant operator class, `"conv"` or `"matmul"`.
+    #[serde(default)]
+    pub op_class: Option<Spanned<String>>,
+}
+
+/// `sequence_tokens`: a fixed length, a lognormal `{ mean, cv }`, or `{ values = [...] }`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum SequenceTokensFile {
+    Fixed(Spanned<i64>),
+    LogNormal(LengthLogNormalFile),
+    Empirical(LengthValuesFile),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LengthLogNormalFile {
+    pub mean: Spanned<f64>,
+    pub cv: Spanned<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LengthValuesFile {
+    pub values: Spanned<Vec<i64>>,
 }
 
 #[derive(Debug, Deserialize)]

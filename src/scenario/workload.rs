@@ -5,12 +5,15 @@
 
 use toml::Spanned;
 
-use super::file::WorkloadFile;
+use super::file::{SequenceTokensFile, WorkloadFile};
 use super::{user_cited, whole};
 use crate::cite::Cited;
 use crate::hardware::Precision;
 use crate::input::{InputError, NumberCheck, SourceFile, closest};
-use crate::workload::{self, ClassicModel, GenerativeModel, TokenCount, Workload};
+use crate::workload::{
+    self, ClassicModel, GenerativeModel, LengthDist, OpClass, Padding, PerToken, SequenceLengths,
+    TokenCount, Workload,
+};
 
 /// Validate `[workload]`: a preset, or a custom classic or generative model.
 pub(super) fn validate(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, InputError> {
@@ -34,12 +37,32 @@ pub(super) fn validate(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, I
     let is_generative_custom = generative_keys.iter().any(|k| k.is_some());
     if let Some(preset) = &w.preset {
         let p = preset.get_ref().as_str();
-        if let Some(model) = workload::classic_preset(p) {
+        if let Some(mut model) = workload::classic_preset(p) {
             reject_extra(src, w, false)?;
+            if let Some(k) = &w.item_tokens {
+                return Err(src
+                    .error(
+                        k,
+                        "workload.item_tokens",
+                        "a preset already fixes this number",
+                    )
+                    .with_help("remove `preset` to describe a custom model, or remove this key"));
+            }
+            if let Some(k) = &w.op_class {
+                return Err(src
+                    .error(
+                        k,
+                        "workload.op_class",
+                        "a preset already fixes its operator class",
+                    )
+                    .with_help("remove `preset` to describe a custom model, or remove this key"));
+            }
+            model.lengths = sequence_lengths(src, w, model.per_token.as_ref())?;
             return Ok(Workload::Classic { model, precision });
         }
         if let Some(model) = workload::generative_preset(p) {
             reject_extra(src, w, true)?;
+            reject_sequence_keys(src, w)?;
             return generative(src, w, model, precision);
         }
         let all: Vec<&str> = workload::CLASSIC_PRESETS
@@ -78,6 +101,7 @@ pub(super) fn validate(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, I
             kv_heads: need(&w.kv_heads, "workload.kv_heads")?,
             head_dim: need(&w.head_dim, "workload.head_dim")?,
         };
+        reject_sequence_keys(src, w)?;
         return generative(src, w, model, precision);
     }
     let need = |v: &Option<Spanned<f64>>, field: &str| -> Result<Cited, InputError> {
@@ -90,7 +114,33 @@ pub(super) fn validate(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, I
         })
     };
     reject_token_keys(src, w)?;
-    let model = ClassicModel {
+    let op_class = match &w.op_class {
+        None => None,
+        Some(c) => Some(match c.get_ref().as_str() {
+            "conv" => OpClass::Conv,
+            "matmul" => OpClass::Matmul,
+            other => {
+                return Err(src
+                    .error(
+                        c,
+                        "workload.op_class",
+                        format!("unknown operator class `{other}`"),
+                    )
+                    .with_help("valid: \"conv\" (CNNs) or \"matmul\" (transformers)"));
+            }
+        }),
+    };
+    // A custom model's cost is taken as linear in its length (no attention share): give
+    // `item_tokens` to let it vary with `sequence_tokens`.
+    let per_token = match &w.item_tokens {
+        None => None,
+        Some(t) => Some(PerToken {
+            tokens: whole(src, t, "workload.item_tokens", 1, 1_000_000)?,
+            attention_flops_share: 0.0,
+            attention_activation_share: 0.0,
+        }),
+    };
+    let mut model = ClassicModel {
         name,
         flops_per_item: need(&w.flops_per_item, "workload.flops_per_item")?,
         parameters: need(&w.parameters, "workload.parameters")?,
@@ -98,8 +148,180 @@ pub(super) fn validate(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, I
             &w.activation_elements_per_item,
             "workload.activation_elements_per_item",
         )?,
+        op_class,
+        per_token,
+        lengths: None,
     };
+    model.lengths = sequence_lengths(src, w, model.per_token.as_ref())?;
     Ok(Workload::Classic { model, precision })
+}
+
+/// Longest sequence a classic model accepts \[tokens\]: far beyond any encoder's context
+/// (BERT 512, long-context encoders 8,192), small enough that the per-length table stays small.
+pub const MAX_SEQUENCE_TOKENS: i64 = 131_072;
+
+/// The sequence-length keys of a classic workload, or `None` when none is given (every item
+/// costs the model's figures, as before lengths existed). A key without effect is refused: the
+/// lengths need a model whose cost scales with length (`per_token`).
+fn sequence_lengths(
+    src: &SourceFile,
+    w: &WorkloadFile,
+    per_token: Option<&PerToken>,
+) -> Result<Option<SequenceLengths>, InputError> {
+    let Some(seq) = &w.sequence_tokens else {
+        if let Some(m) = &w.max_sequence_tokens {
+            return Err(src
+                .error(m, "workload.max_sequence_tokens", "needs `sequence_tokens`")
+                .with_help("give sequence_tokens (a length, { mean, cv } or { values = [...] })"));
+        }
+        if let Some(p) = &w.padding {
+            return Err(src
+                .error(p, "workload.padding", "needs `sequence_tokens`")
+                .with_help("give sequence_tokens (a length, { mean, cv } or { values = [...] })"));
+        }
+        if let Some(t) = &w.sequence_from_trace {
+            return Err(src
+                .error(t, "workload.sequence_from_trace", "needs `sequence_tokens`")
+                .with_help(
+                    "give sequence_tokens: the lengths of requests the trace does not size",
+                ));
+        }
+        return Ok(None);
+    };
+    let Some(per_token) = per_token else {
+        return Err(src
+            .error_at(None, "workload.sequence_tokens", "this model's cost does not depend on a sequence length")
+            .with_help("sequence lengths apply to bert-base, bert-large, all-minilm-l6-v2, or a custom model with `item_tokens`"));
+    };
+    let max = match &w.max_sequence_tokens {
+        Some(m) => whole(
+            src,
+            m,
+            "workload.max_sequence_tokens",
+            1,
+            MAX_SEQUENCE_TOKENS,
+        )?,
+        None => per_token.tokens.max(match seq {
+            SequenceTokensFile::Fixed(t) => (*t.get_ref()).clamp(1, MAX_SEQUENCE_TOKENS) as u32,
+            _ => per_token.tokens,
+        }),
+    };
+    let length = |v: &Spanned<i64>, field: &str| {
+        whole(src, v, field, 1, max as i64).map_err(|e| {
+            e.with_help(format!(
+                "valid: a whole number of tokens from 1 to max_sequence_tokens = {max}"
+            ))
+        })
+    };
+    let dist = match seq {
+        SequenceTokensFile::Fixed(t) => LengthDist::Fixed {
+            tokens: length(t, "workload.sequence_tokens")?,
+        },
+        SequenceTokensFile::LogNormal(l) => {
+            let mean = NumberCheck {
+                source: src,
+                field: "workload.sequence_tokens.mean",
+            }
+            .range(
+                &l.mean,
+                Some(1.0),
+                false,
+                Some(max as f64),
+                "a mean length from 1 to max_sequence_tokens",
+            )?;
+            let cv = NumberCheck {
+                source: src,
+                field: "workload.sequence_tokens.cv",
+            }
+            .range(&l.cv, Some(0.0), false, Some(10.0), "0 (fixed) up to 10")?;
+            if cv == 0.0 {
+                LengthDist::Fixed {
+                    tokens: mean.round() as u32,
+                }
+            } else {
+                LengthDist::LogNormal { mean, cv }
+            }
+        }
+        SequenceTokensFile::Empirical(v) => {
+            if v.values.get_ref().is_empty() || v.values.get_ref().len() > 1_000_000 {
+                return Err(src
+                    .error(
+                        &v.values,
+                        "workload.sequence_tokens.values",
+                        "needs 1 to 1,000,000 lengths",
+                    )
+                    .with_help("list measured sequence lengths, e.g. values = [112, 171, 384]"));
+            }
+            let mut tokens = Vec::with_capacity(v.values.get_ref().len());
+            for &t in v.values.get_ref() {
+                if !(1..=max as i64).contains(&t) {
+                    return Err(src
+                        .error(
+                            &v.values,
+                            "workload.sequence_tokens.values",
+                            format!("length {t} is out of range"),
+                        )
+                        .with_help(format!(
+                            "valid: whole numbers of tokens from 1 to max_sequence_tokens = {max}"
+                        )));
+                }
+                tokens.push(t as u32);
+            }
+            LengthDist::Empirical { tokens }
+        }
+    };
+    let padding = match &w.padding {
+        None => Padding::None,
+        Some(p) => match p.get_ref().as_str() {
+            "max" => Padding::Max,
+            "none" => Padding::None,
+            other => {
+                return Err(src
+                    .error(p, "workload.padding", format!("unknown padding `{other}`"))
+                    .with_help("valid: \"max\" (every item padded to max_sequence_tokens: compiled shapes, naive runtimes) or \"none\" (variable-length kernels)"));
+            }
+        },
+    };
+    Ok(Some(SequenceLengths {
+        dist,
+        max,
+        padding,
+        from_trace: w.sequence_from_trace.as_ref().is_some_and(|b| *b.get_ref()),
+    }))
+}
+
+/// Sequence-length keys describe a classic sequence model; a generative request's size is its
+/// token counts.
+fn reject_sequence_keys(src: &SourceFile, w: &WorkloadFile) -> Result<(), InputError> {
+    let help = "a generative request's size is prompt_tokens / output_tokens (token_cv for spread)";
+    let spans: [(&str, Option<std::ops::Range<usize>>); 6] = [
+        (
+            "max_sequence_tokens",
+            w.max_sequence_tokens.as_ref().map(|v| v.span()),
+        ),
+        ("padding", w.padding.as_ref().map(|v| v.span())),
+        (
+            "sequence_from_trace",
+            w.sequence_from_trace.as_ref().map(|v| v.span()),
+        ),
+        ("item_tokens", w.item_tokens.as_ref().map(|v| v.span())),
+        ("op_class", w.op_class.as_ref().map(|v| v.span())),
+        ("sequence_tokens", None),
+    ];
+    for (k, span) in spans {
+        let given = k != "sequence_tokens" && span.is_some()
+            || k == "sequence_tokens" && w.sequence_tokens.is_some();
+        if given {
+            return Err(src
+                .error_at(
+                    span,
+                    format!("workload.{k}"),
+                    "applies only to classic models",
+                )
+                .with_help(help));
+        }
+    }
+    Ok(())
 }
 
 /// The largest value of each number of a custom model, and the range in words. Each is far

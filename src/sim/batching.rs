@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use super::core::{Core, Model};
 use super::event::{generation_bits, pack};
-use super::service::{Multiplier, to_ns};
+use super::service::{Multiplier, round_ns, to_ns};
 use super::{FleetSpec, ServerModel};
 use crate::traffic::Request;
 
@@ -96,9 +96,19 @@ impl Model for Batching {
                 dev.start_ns = core.now;
                 let unit = dev.unit;
                 core.busy_change(unit, 1);
-                let t = self
+                let mut t = self
                     .spread
                     .scale_ns(self.batch_ns[b - 1], &mut core.service_rng);
+                if let Multiplier::BySize { .. } = self.spread {
+                    // Items of different lengths: the batch does the mean of its items' work.
+                    let size = dev
+                        .batch
+                        .iter()
+                        .map(|r| self.spread.size_of(r.input_tokens))
+                        .sum::<f64>()
+                        / dev.batch.len().max(1) as f64;
+                    t = round_ns(t as f64 * size);
+                }
                 core.schedule_in(t, pack(KIND_BATCH_DONE, d, 0));
             } else {
                 // Hold for a fuller batch until the oldest request has waited the window.

@@ -90,6 +90,11 @@ pub(crate) enum Multiplier {
     LogNormal { dist: LogNormal<f64> },
     /// One of the factors (samples over their mean), uniformly.
     Empirical { factors: Vec<f64> },
+    /// Work by request size (`Variability::BySize`), times a spread.
+    BySize {
+        work: Vec<f64>,
+        spread: Box<Multiplier>,
+    },
 }
 
 impl Multiplier {
@@ -105,6 +110,15 @@ impl Multiplier {
                     Ok(dist) => Multiplier::LogNormal { dist },
                     // Unreachable for validated input; the mean rather than a panic.
                     Err(_) => Multiplier::One,
+                }
+            }
+            Variability::BySize { relative_work, cv } => {
+                if relative_work.is_empty() {
+                    return Multiplier::new(&Variability::lognormal(*cv));
+                }
+                Multiplier::BySize {
+                    work: relative_work.clone(),
+                    spread: Box::new(Multiplier::new(&Variability::lognormal(*cv))),
                 }
             }
             Variability::Empirical { relative } => {
@@ -125,14 +139,33 @@ impl Multiplier {
         matches!(self, Multiplier::One)
     }
 
-    /// Draw one multiplier; 1.0 without touching `rng` when there is no variability.
+    /// Draw one multiplier; 1.0 without touching `rng` when there is no variability. Work by
+    /// size draws only its spread here: [`Multiplier::draw_for`] knows the request.
     #[inline]
     pub fn draw(&self, rng: &mut Xoshiro256PlusPlus) -> f64 {
         match self {
             Multiplier::One => 1.0,
             Multiplier::LogNormal { dist } => dist.sample(rng),
             Multiplier::Empirical { factors } => factors[rng.random_range(0..factors.len())],
+            Multiplier::BySize { spread, .. } => spread.draw(rng),
         }
+    }
+
+    /// The size part of a request of `tokens` input tokens (1 unless work is by size).
+    #[inline]
+    pub fn size_of(&self, tokens: u32) -> f64 {
+        match self {
+            Multiplier::BySize { work, .. } => {
+                work[(tokens.max(1) as usize - 1).min(work.len() - 1)]
+            }
+            _ => 1.0,
+        }
+    }
+
+    /// The multiplier of one request of `tokens` input tokens: its size times a draw.
+    #[inline]
+    pub fn draw_for(&self, tokens: u32, rng: &mut Xoshiro256PlusPlus) -> f64 {
+        self.size_of(tokens) * self.draw(rng)
     }
 
     /// `ns` scaled by one draw \[ns\]; `ns` itself when there is no variability.

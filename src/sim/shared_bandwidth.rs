@@ -133,7 +133,7 @@ impl Model for SharedBandwidth {
             let now = core.now;
             self.sync(c, now);
             let chip = &mut self.chips[c];
-            let finish = chip.v + self.work.draw(&mut core.service_rng);
+            let finish = chip.v + self.work.draw_for(req.input_tokens, &mut core.service_rng);
             chip.running
                 .push(Reverse((finish.to_bits(), self.started, now, req)));
             self.started += 1;

@@ -138,6 +138,27 @@ fn variability(v: &Variability) -> Result<(), SimError> {
                 })
             }
         }
+        Variability::BySize { relative_work, cv } => {
+            variability(&Variability::LogNormal { cv: *cv })?;
+            if relative_work.is_empty() {
+                return Err(SimError::TableLength {
+                    field: "server.variability.relative_work",
+                    len: 0,
+                    expected: 1,
+                    why: "at least one request size",
+                });
+            }
+            for (i, &x) in relative_work.iter().enumerate() {
+                if !(x.is_finite() && x > 0.0 && x <= 1e6) {
+                    return Err(SimError::BadNumber {
+                        field: format!("server.variability.relative_work[{i}]"),
+                        value: x,
+                        valid: "must be a finite ratio > 0, up to 1e6",
+                    });
+                }
+            }
+            Ok(())
+        }
         Variability::Empirical { relative } => {
             if relative.is_empty() {
                 return Err(SimError::TableLength {
