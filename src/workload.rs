@@ -445,7 +445,9 @@ pub const CLASSIC_PRESETS: [&str; 4] = ["resnet-50", "bert-base", "bert-large", 
 /// Names of the generative presets.
 pub const GENERATIVE_PRESETS: [&str; 2] = ["llama-3-8b", "llama-2-70b"];
 
-/// A classic preset by name. Sequence models are at sequence length 128.
+/// A classic preset by name. Sequence models are given at sequence length 128, with the
+/// attention share of their FLOPs and activations at that length (from the arithmetic in each
+/// note) so [`ClassicModel::mean_item_cost`] can price other lengths.
 pub fn classic_preset(name: &str) -> Option<ClassicModel> {
     let resnet = src(
         "he-2016",

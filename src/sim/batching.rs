@@ -2,7 +2,8 @@
 //! fewer are waiting it holds them until the oldest has waited `window_s` (or the batch fills),
 //! then runs what is there. A batch of b requests takes `batch_time_s[b-1]`, a table `perf`
 //! already padded to the compiled shapes, times the batch's draw of the fleet's
-//! [`Variability`](super::Variability) (mean 1). This is the policy of NVIDIA Triton's dynamic batcher
+//! [`Variability`](super::Variability) (mean 1) and, for work by request size, the mean relative
+//! work of its requests (sequence lengths of an encoder run at their own length). This is the policy of NVIDIA Triton's dynamic batcher
 //! (`max_queue_delay_microseconds`, `max_batch_size`) and of AWS Neuron's batching servers.
 
 use std::collections::VecDeque;
