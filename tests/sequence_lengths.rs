@@ -93,7 +93,8 @@ fn padding_to_the_maximum_charges_every_request_the_maximum() {
         384,
         Padding::Max,
     ));
-    assert_eq!(m.mean_item_cost(), full);
+    let padded = m.mean_item_cost();
+    assert!((padded.0 / full.0 - 1.0).abs() < 1e-12 && (padded.1 / full.1 - 1.0).abs() < 1e-12);
     assert!(
         m.relative_work_by_length().is_none(),
         "padded: every request the same"
@@ -128,17 +129,17 @@ fn p50_p99(relative_work: Option<Vec<f64>>, l: &SequenceLengths) -> (f64, f64) {
         timeout_s: None,
     };
     let run = RunSpec {
-        warmup_s: 1.0,
+        warmup_s: 10.0,
         replications: 1,
         seed: 3,
         quantiles: vec![],
     };
     let sampler = LengthSampler::new(l);
-    // 2 req/s on a 10 ms server: 2 % busy, almost no queueing.
+    // 0.2 req/s on a 10 ms server: 0.2 % busy, so fewer than 1 % of requests ever wait.
     let rep = sim::simulate(&fleet, &run, |r| {
         let s = sampler.clone();
         let mut g = rng::stream(3, r, rng::streams::SIZES);
-        PoissonArrivals::new(3, r, 2.0, 20_000).map(move |mut q| {
+        PoissonArrivals::new(3, r, 0.2, 20_000).map(move |mut q| {
             q.input_tokens = s.draw(&mut g);
             q
         })
