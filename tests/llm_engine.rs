@@ -85,11 +85,11 @@ fn preemption_happens_when_kv_runs_out_and_is_counted_exactly() {
     assert_eq!((b.first_token_ns, b.end_ns), (Some(ms(2.0)), ms(8.0)));
     let r = sim::simulate(&f, &run(0.0, 2, 1), |_| reqs().into_iter())
         .unwrap_or_else(|e| panic!("{e}"));
-    let llm = r
+    let stats = r
         .llm
         .unwrap_or_else(|| panic!("continuous batching reports LLM stats"));
-    assert_eq!(llm.preemptions, 2, "one per replication");
-    assert!((llm.kv_utilization_peak - 1.0).abs() < 1e-12, "{llm:?}");
+    assert_eq!(stats.preemptions, 2, "one per replication");
+    assert!((stats.kv_utilization_peak - 1.0).abs() < 1e-12, "{stats:?}");
 
     // Room for both (40 tokens = 10 blocks): no preemption.
     let roomy = llm_fleet_with_kv(40);
@@ -223,7 +223,7 @@ output_tokens = 60
 token_cv = 0.5
 max_tokens = 4096
 [traffic]
-peak_rps = 2
+peak_rps = 4
 mean_rps = 2
 [slo]
 percentile = 99
