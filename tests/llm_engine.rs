@@ -45,7 +45,6 @@ fn tok(arrival_ms: f64, input: u32, output: u32) -> Request {
         arrival_ns: ms(arrival_ms),
         input_tokens: input,
         output_tokens: output,
-        ..Request::default()
     }
 }
 
@@ -60,7 +59,7 @@ fn trace(f: &FleetSpec, reqs: Vec<Request>) -> Vec<Completion> {
     sim::simulate_traced(f, 1, reqs).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn by_input<'a>(t: &'a [Completion], arrival_ms: f64, input: u32) -> &'a Completion {
+fn by_input(t: &[Completion], arrival_ms: f64, input: u32) -> &Completion {
     t.iter()
         .find(|c| c.request.arrival_ns == ms(arrival_ms) && c.request.input_tokens == input)
         .unwrap_or_else(|| panic!("no request at {arrival_ms} ms with {input} tokens in"))
