@@ -376,7 +376,12 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
                 let prompt = r.prompt_tokens.unwrap_or(1) as f64;
                 let output = r.output_tokens.unwrap_or(1) as f64;
                 // A decode step of b sequences at their mean context, prompt + output/2.
-                g.iteration_s(0.0, b, b * (prompt + output / 2.0)) * 1e3
+                g.iteration_s(
+                    0.0,
+                    b,
+                    b * (prompt + output / 2.0),
+                    b * (prompt + output / 2.0),
+                ) * 1e3
             }
             ServicePlan::Classic(_) => {
                 return Err(table_error(format!(

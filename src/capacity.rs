@@ -60,6 +60,10 @@ pub struct LatencyAtPlan {
     pub tpot_s: Option<f64>,
     /// |L − λW| / λW of the design run (Little's law, checked on every run).
     pub little_relative_error: f64,
+    /// Generative workloads: tokens per second, KV-cache utilization and preemptions of the
+    /// design run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm: Option<crate::sim::LlmStats>,
     /// The latency CDF of the design run as (latency \[s\], quantile).
     #[serde(skip)]
     pub cdf: Vec<(f64, f64)>,

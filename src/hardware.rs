@@ -186,6 +186,35 @@ pub struct Batching {
     pub window_s: f64,
     /// Compiled batch shapes, ascending; empty means any size up to `max_batch`.
     pub compiled_batch_sizes: Vec<u32>,
+    /// How a generative model's iterations are scheduled (ignored by classic models).
+    pub generative: GenerativeScheduling,
+}
+
+/// The iteration scheduler of a generative model's serving engine: vLLM V1's by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct GenerativeScheduling {
+    /// Chunked prefill under a per-iteration token budget: decodes first, then prompt chunks
+    /// fill the rest of the budget. vLLM V1 always enables it ("Optimization and Tuning",
+    /// <https://docs.vllm.ai/en/stable/configuration/optimization/>, read 2026-12-01). Off: every
+    /// admitted prompt is prefilled whole in one iteration, as vLLM V0 did by default.
+    pub chunked_prefill: bool,
+    /// The per-iteration token budget \[tokens\]; `None`: vLLM's default for the device
+    /// ([`crate::perf::default_max_batched_tokens`]).
+    pub max_batched_tokens: Option<u32>,
+    /// KV cache allocated in 16-token blocks as tokens are computed, preempting the newest
+    /// sequence when it runs out (vLLM); false: a request's whole context is reserved at
+    /// admission and nothing is preempted.
+    pub paged_kv: bool,
+}
+
+impl Default for GenerativeScheduling {
+    fn default() -> Self {
+        GenerativeScheduling {
+            chunked_prefill: true,
+            max_batched_tokens: None,
+            paged_kv: true,
+        }
+    }
 }
 
 /// Prices of one unit per deployment option.
@@ -430,6 +459,7 @@ fn validate(
             max_batch: 1,
             window_s: 0.0,
             compiled_batch_sizes: vec![],
+            generative: GenerativeScheduling::default(),
         },
         Some(b) => {
             let max_batch = *b.max_batch.get_ref();
@@ -466,6 +496,7 @@ fn validate(
                 max_batch,
                 window_s,
                 compiled_batch_sizes: sizes,
+                generative: GenerativeScheduling::default(),
             }
         }
     };

@@ -23,9 +23,9 @@
 
 use serde::Serialize;
 
-use crate::hardware::{Batching, Precision, Profile, UnitKind};
+use crate::hardware::{Batching, GenerativeScheduling, Precision, Profile, UnitKind};
 use crate::input::InputError;
-use crate::sim::Variability;
+use crate::sim::{IterationCost, IterationWork, KvAllocation, Scheduler, Variability};
 use crate::workload::{GenerativeModel, Workload};
 
 /// Fraction of device memory a serving engine may use for weights and KV cache. vLLM's default
@@ -124,27 +124,66 @@ pub struct GenerativePlan {
     pub weight_read_s: f64,
     /// Reading one token of KV cache \[s\].
     pub kv_read_s_per_token: f64,
+    /// Attention compute per query–key pair \[s\] ([`GenerativeModel::attention_flops_per_pair`]).
+    pub attention_s_per_pair: f64,
+    /// Token budget and KV allocation of an iteration.
+    pub scheduler: Scheduler,
     /// Spread of each iteration's time around [`GenerativePlan::iteration_s`], its mean.
     pub variability: Variability,
 }
 
 impl GenerativePlan {
-    /// Time of one iteration with `prefill` prompt tokens, `decode` running sequences and
-    /// `context` tokens of KV cache in the batch — the same roofline, per iteration.
-    pub fn iteration_s(&self, prefill: f64, decode: f64, context: f64) -> f64 {
-        let compute = prefill * self.prefill_s_per_token + decode * self.decode_compute_s_per_seq;
-        let memory = self.weight_read_s + context * self.kv_read_s_per_token;
-        self.fixed_s + compute.max(memory)
+    /// The iteration cost the simulator plays: the same numbers, so the plan and the simulator
+    /// share one formula ([`IterationCost::iteration_s`]).
+    pub fn cost(&self) -> IterationCost {
+        IterationCost {
+            fixed_s: self.fixed_s,
+            prefill_s_per_token: self.prefill_s_per_token,
+            decode_compute_s_per_seq: self.decode_compute_s_per_seq,
+            weight_read_s: self.weight_read_s,
+            kv_read_s_per_token: self.kv_read_s_per_token,
+            attention_s_per_pair: self.attention_s_per_pair,
+        }
     }
 
-    /// Time to first token of a request alone on a replica: its prefill iteration \[s\].
+    /// Time of one iteration with `prefill` prompt tokens, `decode` running sequences,
+    /// `pairs` attention query–key pairs and `context` tokens of KV cache read.
+    pub fn iteration_s(&self, prefill: f64, decode: f64, pairs: f64, context: f64) -> f64 {
+        self.cost().iteration_s(&IterationWork {
+            prefill_tokens: prefill,
+            decode_seqs: decode,
+            attention_pairs: pairs,
+            context_tokens: context,
+        })
+    }
+
+    /// Prompt tokens one iteration may prefill for a lone request (the budget, or the prompt).
+    fn chunk_tokens(&self) -> f64 {
+        self.scheduler
+            .max_batched_tokens
+            .map_or(f64::INFINITY, f64::from)
+    }
+
+    /// Time to first token of a request alone on a replica: its prefill iterations, one per
+    /// chunk of the token budget \[s\].
     pub fn lone_ttft_s(&self, prompt: f64) -> f64 {
-        self.iteration_s(prompt, 0.0, prompt)
+        let chunk = self.chunk_tokens().max(1.0);
+        let prompt = prompt.max(1.0);
+        let mut done = 0.0;
+        let mut t = 0.0;
+        // At most MAX_TOKENS / 1 chunks; prompts are bounded by the workload's max_tokens.
+        while done < prompt {
+            let n = chunk.min(prompt - done);
+            let pairs = n * done + n * (n + 1.0) / 2.0;
+            t += self.iteration_s(n, 0.0, pairs, done + n);
+            done += n;
+        }
+        t
     }
 
     /// One decode step of a sequence alone on a replica with `context` tokens \[s\].
     pub fn lone_tpot_s(&self, context: f64) -> f64 {
-        self.iteration_s(0.0, 1.0, context)
+        self.iteration_s(0.0, 1.0, context, context)
     }
 
     /// End-to-end time of a request alone on a replica: prefill, then a step per further token.
@@ -153,19 +192,68 @@ impl GenerativePlan {
     }
 
     /// Requests per second one unit sustains at steady state with `prompt` and `output` mean
-    /// tokens, every replica running at the largest batch its KV cache and `max_batch` allow.
+    /// tokens, every replica running at the largest batch its KV cache, its token budget and
+    /// `max_batch` allow.
     pub fn unit_throughput_rps(&self, prompt: f64, output: f64) -> f64 {
-        let per_request_context = prompt + output;
-        let by_kv = (self.kv_capacity_tokens as f64 / per_request_context).floor();
-        let batch = by_kv.min(self.max_batch as f64).max(1.0);
+        // KV held per sequence: its whole context when reserved; under paged allocation, on
+        // average the prompt and half the output (plus half a block of rounding).
+        let per_request_kv = match self.scheduler.kv {
+            KvAllocation::Reserve => prompt + output,
+            KvAllocation::Paged { block_tokens } => {
+                prompt + output / 2.0 + f64::from(block_tokens) / 2.0
+            }
+        };
+        let by_kv = (self.kv_capacity_tokens as f64 / per_request_kv).floor();
+        // Each step computes one token per decoding sequence and prompt/output prompt tokens
+        // per sequence on average: batch·(1 + prompt/output) tokens within the budget.
+        let by_budget = (self.chunk_tokens() * output / (output + prompt)).floor();
+        let batch = by_kv.min(by_budget).min(self.max_batch as f64).max(1.0);
         // At steady state each step decodes `batch` sequences whose mean context is
         // prompt + output/2, and prefills batch/output new prompts on average.
+        let mean_context = prompt + output / 2.0;
+        let new_prompts = batch / output;
         let step = self.iteration_s(
-            batch / output * prompt,
+            new_prompts * prompt,
             batch,
-            batch * (prompt + output / 2.0),
+            batch * mean_context + new_prompts * prompt * (prompt + 1.0) / 2.0,
+            batch * mean_context,
         );
         self.replicas_per_unit as f64 * batch / (output * step)
+    }
+}
+
+/// vLLM V1's default `max_num_batched_tokens` for an OpenAI-compatible server: 8,192 on a device
+/// with at least 70 GiB of memory (H100, MI300X; vLLM excludes the A100), 2,048 otherwise
+/// (`EngineArgs.get_batch_defaults`, vllm/engine/arg_utils.py, vLLM 0.10–0.11, 2025). Applied by
+/// the memory of one device (one CPU chip's DRAM for a CPU).
+pub fn default_max_batched_tokens(profile: &Profile) -> u32 {
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    if profile.memory_bytes_per_chip.value >= 70.0 * GIB && !profile.name.contains("a100") {
+        8192
+    } else {
+        2048
+    }
+}
+
+/// vLLM's default KV block size on GPUs \[tokens\] (engine argument `block_size`, default 16;
+/// Kwon et al., "Efficient Memory Management for Large Language Model Serving with
+/// PagedAttention", SOSP 2023, §4 uses blocks of 16 tokens).
+pub const KV_BLOCK_TOKENS: u32 = 16;
+
+/// The simulator's scheduler for a tier's generative scheduling choice on `profile`.
+pub fn scheduler(profile: &Profile, g: &GenerativeScheduling) -> Scheduler {
+    Scheduler {
+        max_batched_tokens: g.chunked_prefill.then(|| {
+            g.max_batched_tokens
+                .unwrap_or_else(|| default_max_batched_tokens(profile))
+        }),
+        kv: if g.paged_kv {
+            KvAllocation::Paged {
+                block_tokens: KV_BLOCK_TOKENS,
+            }
+        } else {
+            KvAllocation::Reserve
+        },
     }
 }
 
@@ -275,6 +363,7 @@ pub fn plan(
                         max_batch: 1,
                         window_s: 0.0,
                         compiled_batch_sizes: vec![],
+                        generative: batching.generative,
                     }
                 } else {
                     batching.clone()
@@ -350,16 +439,19 @@ fn generative_plan(
     let layout = |devices: u32, peak: f64, bandwidth: f64| {
         let kv_capacity = ((devices as f64 * mem * USABLE_MEMORY_FRACTION - w) / kv).floor() as u64;
         let flops_per_token = model.flops_per_token();
+        let compute = peak * roof.e_compute;
         GenerativePlan {
             devices_per_replica: devices,
             replicas_per_unit: (chips / devices).max(1),
             kv_capacity_tokens: kv_capacity,
             max_batch: batching.max_batch.max(1),
             fixed_s: roof.t0_s,
-            prefill_s_per_token: flops_per_token / (peak * roof.e_compute),
-            decode_compute_s_per_seq: flops_per_token / (peak * roof.e_compute),
+            prefill_s_per_token: flops_per_token / compute,
+            decode_compute_s_per_seq: flops_per_token / compute,
             weight_read_s: w / (bandwidth * roof.e_memory),
             kv_read_s_per_token: kv / (bandwidth * roof.e_memory),
+            attention_s_per_pair: model.attention_flops_per_pair() / compute,
+            scheduler: scheduler(profile, &batching.generative),
             variability: Variability::lognormal(profile.service_cv.value),
         }
     };
@@ -434,11 +526,79 @@ mod tests {
             decode_compute_s_per_seq: 1e-5,
             weight_read_s: 0.01,
             kv_read_s_per_token: 1e-7,
+            attention_s_per_pair: 0.0,
+            scheduler: Scheduler::legacy(),
             variability: Variability::None,
         };
         // Decode of 8 sequences with 8,000 context tokens: memory 0.01 + 0.0008 beats compute 8e-5.
-        assert!((p.iteration_s(0.0, 8.0, 8000.0) - 0.0108).abs() < 1e-12);
+        assert!((p.iteration_s(0.0, 8.0, 8000.0, 8000.0) - 0.0108).abs() < 1e-12);
         // A 2,000-token prefill is compute-bound: 0.02 s.
-        assert!((p.iteration_s(2000.0, 0.0, 0.0) - 0.02).abs() < 1e-12);
+        assert!((p.iteration_s(2000.0, 0.0, 0.0, 0.0) - 0.02).abs() < 1e-12);
+    }
+
+    fn llama_like(scheduler: Scheduler) -> GenerativePlan {
+        GenerativePlan {
+            devices_per_replica: 1,
+            replicas_per_unit: 1,
+            kv_capacity_tokens: 1_000_000,
+            max_batch: 256,
+            fixed_s: 0.0005,
+            prefill_s_per_token: 2e-5,
+            decode_compute_s_per_seq: 2e-5,
+            weight_read_s: 0.008,
+            kv_read_s_per_token: 2e-8,
+            // 4 × 32 layers × 4096 hidden / 800 TFLOP/s.
+            attention_s_per_pair: 4.0 * 32.0 * 4096.0 / 8e14,
+            scheduler,
+            variability: Variability::None,
+        }
+    }
+
+    /// Attention grows with context: the same request mix at longer prompts sustains fewer
+    /// requests per second than weights-only FLOPs alone would allow, and the gap widens.
+    #[test]
+    fn attention_flops_make_throughput_fall_with_context() {
+        let with = llama_like(Scheduler::legacy());
+        let without = GenerativePlan {
+            attention_s_per_pair: 0.0,
+            ..with.clone()
+        };
+        let mut last_ratio = 1.0;
+        for prompt in [1_000.0, 4_000.0, 16_000.0] {
+            let a = with.unit_throughput_rps(prompt, 200.0);
+            let b = without.unit_throughput_rps(prompt, 200.0);
+            let ratio = a / b;
+            assert!(
+                ratio < last_ratio,
+                "prompt {prompt}: {ratio} vs {last_ratio}"
+            );
+            last_ratio = ratio;
+        }
+        assert!(last_ratio < 0.9, "{last_ratio}");
+        // A decode step at 32k context costs more than one at 1k.
+        assert!(with.lone_tpot_s(32_000.0) > with.lone_tpot_s(1_000.0));
+    }
+
+    /// A lone prompt under a token budget takes one iteration per chunk; the attention pairs of
+    /// the chunks add up to the whole prompt's, so only the per-iteration costs differ.
+    #[test]
+    fn chunked_lone_ttft_counts_one_iteration_per_chunk() {
+        let whole = llama_like(Scheduler::legacy());
+        let chunked = llama_like(Scheduler {
+            max_batched_tokens: Some(2048),
+            kv: KvAllocation::Reserve,
+        });
+        // 5,000 tokens: chunks of 2048, 2048, 904, each compute-bound.
+        let pairs = |c: f64, n: f64| n * c + n * (n + 1.0) / 2.0;
+        let expect = [(0.0, 2048.0), (2048.0, 2048.0), (4096.0, 904.0)]
+            .iter()
+            .map(|&(c, n)| whole.iteration_s(n, 0.0, pairs(c, n), c + n))
+            .sum::<f64>();
+        assert!((chunked.lone_ttft_s(5000.0) - expect).abs() < 1e-12);
+        assert!(chunked.lone_ttft_s(5000.0) > whole.lone_ttft_s(5000.0));
+        assert_eq!(
+            pairs(0.0, 2048.0) + pairs(2048.0, 2048.0) + pairs(4096.0, 904.0),
+            pairs(0.0, 5000.0)
+        );
     }
 }

@@ -715,6 +715,7 @@ fn validate_tier(
             crate::hardware::WINDOW_MS_TEXT,
         )? * 1e-3;
     }
+    batching.generative = generative_scheduling(src, t, &field, workload)?;
     // The tier's service-time spread replaces the profile's before the plan is built from it.
     let mut profile = profile;
     let service_cv_override = match &t.service_cv {
@@ -849,6 +850,79 @@ fn validate_tier(
         porting,
         plan,
     })
+}
+
+/// Most tokens one iteration may be given as its budget: 2^20, beyond any serving engine's.
+pub const MAX_BATCHED_TOKENS: i64 = 1 << 20;
+
+/// The tier's `chunked_prefill`, `max_batched_tokens` and `kv_allocation`, checked: generative
+/// workloads only (a classic model has no iterations to schedule), and a budget only with
+/// chunking on (without it the budget would be read and ignored).
+fn generative_scheduling(
+    src: &SourceFile,
+    t: &TierFile,
+    field: &dyn Fn(&str) -> String,
+    workload: &Workload,
+) -> Result<crate::hardware::GenerativeScheduling, InputError> {
+    let mut g = crate::hardware::GenerativeScheduling::default();
+    if !matches!(workload, Workload::Generative { .. }) {
+        let given = [
+            (
+                "chunked_prefill",
+                t.chunked_prefill.as_ref().map(|v| v.span()),
+            ),
+            (
+                "max_batched_tokens",
+                t.max_batched_tokens.as_ref().map(|v| v.span()),
+            ),
+            ("kv_allocation", t.kv_allocation.as_ref().map(|v| v.span())),
+        ];
+        if let Some((key, span)) = given.into_iter().find(|(_, s)| s.is_some()) {
+            return Err(src
+                .error_at(span, field(key), "applies to generative workloads only")
+                .with_help(
+                    "a classic model runs no iterations to schedule; remove it, or use max_batch and window_ms",
+                ));
+        }
+        return Ok(g);
+    }
+    if let Some(c) = &t.chunked_prefill {
+        g.chunked_prefill = *c.get_ref();
+    }
+    if let Some(b) = &t.max_batched_tokens {
+        if !g.chunked_prefill {
+            return Err(src
+                .error(
+                    b,
+                    field("max_batched_tokens"),
+                    "is a chunked-prefill budget, and this tier sets chunked_prefill = false",
+                )
+                .with_help("remove max_batched_tokens, or set chunked_prefill = true"));
+        }
+        g.max_batched_tokens = Some(whole(
+            src,
+            b,
+            &field("max_batched_tokens"),
+            1,
+            MAX_BATCHED_TOKENS,
+        )?);
+    }
+    if let Some(k) = &t.kv_allocation {
+        g.paged_kv = match k.get_ref().as_str() {
+            "paged" => true,
+            "reserve" => false,
+            other => {
+                return Err(src
+                    .error(
+                        k,
+                        field("kv_allocation"),
+                        format!("= \"{other}\" is not a KV allocation"),
+                    )
+                    .with_help("valid: \"paged\" (grow in 16-token blocks, preempt when full) or \"reserve\" (whole context at admission)"));
+            }
+        };
+    }
+    Ok(g)
 }
 
 /// Numbers that are each in range can still combine into a request no unit can serve in time

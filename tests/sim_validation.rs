@@ -5,8 +5,8 @@ mod common;
 
 use common::{at_ms, mgc, run};
 use tco_sim::sim::{
-    self, Dispatch, FleetSpec, IterationCost, RunSpec, ServerModel, ServiceDist, SimError,
-    Variability,
+    self, Dispatch, FleetSpec, IterationCost, RunSpec, Scheduler, ServerModel, ServiceDist,
+    SimError, Variability,
 };
 
 fn check(fleet: &FleetSpec, r: &RunSpec) -> Result<(), SimError> {
@@ -40,6 +40,7 @@ fn cost() -> IterationCost {
         decode_compute_s_per_seq: 0.0,
         weight_read_s: 0.0,
         kv_read_s_per_token: 0.0,
+        attention_s_per_pair: 0.0,
     }
 }
 
@@ -93,6 +94,7 @@ fn zero_counts_are_refused() {
                 replicas: 0,
                 max_batch: 1,
                 kv_capacity_tokens: 10,
+                scheduler: Scheduler::legacy(),
                 cost: cost(),
             },
             "server.replicas",
@@ -103,6 +105,7 @@ fn zero_counts_are_refused() {
                 replicas: 1,
                 max_batch: 1,
                 kv_capacity_tokens: 0,
+                scheduler: Scheduler::legacy(),
                 cost: cost(),
             },
             "server.kv_capacity_tokens",
@@ -193,8 +196,10 @@ fn nan_negative_and_infinite_numbers_are_refused() {
             replicas: 1,
             max_batch: 1,
             kv_capacity_tokens: 10,
+            scheduler: Scheduler::legacy(),
             cost: IterationCost {
                 kv_read_s_per_token: -1.0,
+                attention_s_per_pair: 0.0,
                 ..cost()
             },
         },
@@ -207,6 +212,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
             replicas: 1,
             max_batch: 1,
             kv_capacity_tokens: 10,
+            scheduler: Scheduler::legacy(),
             cost: IterationCost {
                 fixed_s: 0.0,
                 ..cost()
@@ -251,6 +257,7 @@ fn batches_beyond_any_serving_stack_are_refused() {
             replicas: 1,
             max_batch: sim::MAX_BATCH + 1,
             kv_capacity_tokens: 10,
+            scheduler: Scheduler::legacy(),
             cost: cost(),
         },
         ..mgc(1, exp())

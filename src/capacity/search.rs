@@ -28,9 +28,7 @@ use super::{
 use crate::perf::ServicePlan;
 use crate::rng;
 use crate::scenario::{Scenario, Tier};
-use crate::sim::{
-    self, Dispatch, FleetSpec, IterationCost, RunSpec, ServerModel, SimError, SimReport,
-};
+use crate::sim::{self, Dispatch, FleetSpec, RunSpec, ServerModel, SimError, SimReport};
 use crate::traffic::Request;
 use crate::workload::{TokenCount, Workload};
 
@@ -163,14 +161,9 @@ pub fn server_model(plan: &ServicePlan) -> ServerModel {
             replicas: p.replicas_per_unit,
             max_batch: p.max_batch,
             kv_capacity_tokens: p.kv_capacity_tokens,
-            cost: IterationCost {
-                fixed_s: p.fixed_s,
-                prefill_s_per_token: p.prefill_s_per_token,
-                decode_compute_s_per_seq: p.decode_compute_s_per_seq,
-                weight_read_s: p.weight_read_s,
-                kv_read_s_per_token: p.kv_read_s_per_token,
-            },
+            cost: p.cost(),
             variability: p.variability.clone(),
+            scheduler: p.scheduler,
         },
     }
 }
@@ -375,6 +368,18 @@ pub fn evaluate_with(
     units: u32,
     m: &Measurement,
 ) -> Result<Evaluation, SimError> {
+    evaluate_recorded(ctx, year, units, m, false).map(|(e, _)| e)
+}
+
+/// [`evaluate_with`], and with `record` the measured requests of each replication
+/// ([`sim::simulate_recorded`]); empty without.
+fn evaluate_recorded(
+    ctx: &TierContext<'_>,
+    year: u32,
+    units: u32,
+    m: &Measurement,
+    record: bool,
+) -> Result<(Evaluation, Vec<Vec<sim::Completion>>), SimError> {
     let s = ctx.scenario;
     let seed = tier_year_seed(s.seed, ctx.tier_index, year);
     let fleet = FleetSpec {
@@ -391,13 +396,16 @@ pub fn evaluate_with(
         quantiles: vec![s.slo.percentile / 100.0],
     };
     let window = m.window_s;
-    let report = sim::simulate(&fleet, &run, |rep| {
-        design_arrivals(s, year, window, seed, rep)
-    })?;
+    let arrivals = |rep| design_arrivals(s, year, window, seed, rep);
+    let (report, requests) = if record {
+        sim::simulate_recorded(&fleet, &run, arrivals)?
+    } else {
+        (sim::simulate(&fleet, &run, arrivals)?, Vec::new())
+    };
     let at = |l: &sim::LatencyStats| l.extra.first().map(|(_, e)| *e);
     let slo = at(&report.latency);
     let service = at(&report.service);
-    Ok(Evaluation {
+    let e = Evaluation {
         units: fleet.units,
         slo_s: slo.map_or(f64::INFINITY, |e| e.value_s),
         slo_ci95_s: slo.and_then(|e| e.ci95_half_width_s),
@@ -405,7 +413,8 @@ pub fn evaluate_with(
         ttft_s: report.ttft.as_ref().and_then(at).map(|e| e.value_s),
         tpot_s: report.tpot.as_ref().and_then(at).map(|e| e.value_s),
         report,
-    })
+    };
+    Ok((e, requests))
 }
 
 /// The smallest fleet meeting the SLO in `year`, and why the search stopped.
@@ -735,6 +744,7 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
                 ttft_s: eval.ttft_s,
                 tpot_s: eval.tpot_s,
                 little_relative_error: r.little.relative_error,
+                llm: r.llm,
                 cdf: r
                     .latency_cdf
                     .iter()
@@ -828,6 +838,10 @@ pub struct SizeRun {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub closed_loop: Option<sim::ClosedLoop>,
     pub report: SimReport,
+    /// Per replication, the measured requests served, when the sweep was asked to record them
+    /// (`simulate --requests-csv`); empty otherwise.
+    #[serde(skip)]
+    pub requests: Vec<Vec<sim::Completion>>,
 }
 
 /// Every tier simulated over a range of fleet sizes on one year's design traffic.
@@ -864,6 +878,17 @@ pub fn sweep_sizes(
     units: &[u32],
     tick: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<SizeSweep, SimError> {
+    sweep_sizes_with(scenario, year, units, tick, false)
+}
+
+/// [`sweep_sizes`], and with `record` each run's measured requests in [`SizeRun::requests`].
+pub fn sweep_sizes_with(
+    scenario: &Scenario,
+    year: u32,
+    units: &[u32],
+    tick: &(dyn Fn(usize, usize) + Sync),
+    record: bool,
+) -> Result<SizeSweep, SimError> {
     let s = scenario;
     let design = s
         .traffic
@@ -895,7 +920,7 @@ pub fn sweep_sizes(
         .par_iter()
         .map(|&(c, units)| {
             let (ctx, m) = &contexts[c];
-            let e = evaluate_with(ctx, year, units, m)?;
+            let (e, requests) = evaluate_recorded(ctx, year, units, m, record)?;
             tick(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
             Ok(SizeRun {
                 tier: ctx.tier.name.clone(),
@@ -905,6 +930,7 @@ pub fn sweep_sizes(
                 meets_slo: e.meets(&s.slo),
                 closed_loop: None,
                 report: e.report,
+                requests,
             })
         })
         .collect::<Result<_, SimError>>()?;
@@ -942,6 +968,18 @@ pub fn sweep_closed(
     clients: u32,
     think: sim::ThinkTime,
     tick: &(dyn Fn(usize, usize) + Sync),
+) -> Result<SizeSweep, SimError> {
+    sweep_closed_with(scenario, units, clients, think, tick, false)
+}
+
+/// [`sweep_closed`], and with `record` each run's measured requests in [`SizeRun::requests`].
+pub fn sweep_closed_with(
+    scenario: &Scenario,
+    units: &[u32],
+    clients: u32,
+    think: sim::ThinkTime,
+    tick: &(dyn Fn(usize, usize) + Sync),
+    record: bool,
 ) -> Result<SizeSweep, SimError> {
     let s = scenario;
     let mut jobs: Vec<(usize, u32)> = Vec::new();
@@ -987,8 +1025,15 @@ pub fn sweep_closed(
                 seed,
                 quantiles: vec![s.slo.percentile / 100.0],
             };
-            let report =
-                sim::simulate_closed(&fleet, &run, &closed, |rep| closed_requests(s, seed, rep))?;
+            let requests = |rep| closed_requests(s, seed, rep);
+            let (report, requests) = if record {
+                sim::simulate_closed_recorded(&fleet, &run, &closed, requests)?
+            } else {
+                (
+                    sim::simulate_closed(&fleet, &run, &closed, requests)?,
+                    Vec::new(),
+                )
+            };
             let at = |l: &sim::LatencyStats| l.extra.first().map(|(_, e)| e.value_s);
             let e = Evaluation {
                 units,
@@ -1008,6 +1053,7 @@ pub fn sweep_closed(
                 meets_slo: e.meets(&s.slo),
                 closed_loop: Some(closed.clone()),
                 report: e.report,
+                requests,
             })
         })
         .collect::<Result<_, SimError>>()?;

@@ -174,6 +174,19 @@ pub struct TierFile {
     pub max_batch: Option<Spanned<i64>>,
     #[serde(default)]
     pub window_ms: Option<Spanned<f64>>,
+    /// Generative workloads: prefill prompts in chunks under a per-iteration token budget
+    /// (default true, as vLLM V1); false prefills every admitted prompt whole.
+    #[serde(default)]
+    pub chunked_prefill: Option<Spanned<bool>>,
+    /// Generative workloads: the per-iteration token budget with chunked prefill \[tokens\]
+    /// (default vLLM's for the device: 8,192 with 70 GiB or more per device, else 2,048).
+    #[serde(default)]
+    pub max_batched_tokens: Option<Spanned<i64>>,
+    /// Generative workloads: "paged" (default: KV grown in 16-token blocks, newest sequence
+    /// preempted and recomputed when it runs out) or "reserve" (whole context reserved at
+    /// admission, never preempted).
+    #[serde(default)]
+    pub kv_allocation: Option<Spanned<String>>,
     /// How often an autoscaled cloud fleet may change size \[hours\] (default 1: hour by hour).
     #[serde(default)]
     pub autoscale_interval_hours: Option<Spanned<i64>>,
