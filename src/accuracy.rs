@@ -7,7 +7,11 @@
 //! functions a scenario run uses: [`perf::plan`] for the service plan, its analytic full-load
 //! throughput for Offline, and the discrete-event simulator ([`sim::simulate`] on
 //! [`server_model`]) for Server, where the published figure is the highest Poisson rate whose
-//! p99 latency meets the bound. Nothing here re-implements the roofline.
+//! p99 latency meets the bound. Generative rows are predicted the same way: LoadGen LLM Offline
+//! tokens/s from the full-load throughput, Server tokens/s by bisection on the Poisson rate under
+//! the p99 TTFT and TPOT bounds, and published points at a fixed concurrency (NIM, vLLM
+//! `--max-concurrency`) by the closed-loop simulation [`closed_loop`], which `calibrate --from`
+//! uses for the same kind of measurement. Nothing here re-implements the roofline.
 //!
 //! Rows marked `fit` set a profile constant (compute efficiency, memory efficiency or per-batch
 //! overhead): [`fit`] solves, per profile, for the value at which the row's prediction equals the
@@ -358,8 +362,8 @@ pub fn load(text: &str) -> Result<Table, InputError> {
             )));
         }
         if r.metric == Metric::TokensServer
-            && (r.ttft_bound_ms.is_none_or(|b| !(b > 0.0))
-                || r.tpot_bound_ms.is_none_or(|b| !(b > 0.0)))
+            && (r.ttft_bound_ms.is_none_or(|b| !b.is_finite() || b <= 0.0)
+                || r.tpot_bound_ms.is_none_or(|b| !b.is_finite() || b <= 0.0))
         {
             return Err(here(
                 "a tokens-server row needs ttft_bound_ms > 0 and tpot_bound_ms > 0",
@@ -486,12 +490,17 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
             let rep = closed_loop(&plan, &w, r.units, c, requests, SEED)
                 .map_err(|e| table_error(format!("row `{}`: {e}", r.id)))?;
             let mean_ms = |s: &Option<sim::LatencyStats>| {
-                s.as_ref().map_or(f64::INFINITY, |l| l.mean.value_s * 1e3)
+                s.as_ref().map(|l| l.mean.value_s * 1e3).ok_or_else(|| {
+                    table_error(format!(
+                        "row `{}`: the closed-loop run measured no token latencies",
+                        r.id
+                    ))
+                })
             };
             match r.metric {
                 Metric::TokensAtConcurrency => rep.throughput_per_s * output_of(r),
-                Metric::TtftAtConcurrency => mean_ms(&rep.ttft),
-                _ => mean_ms(&rep.tpot),
+                Metric::TtftAtConcurrency => mean_ms(&rep.ttft)?,
+                _ => mean_ms(&rep.tpot)?,
             }
         }
     })

@@ -217,7 +217,14 @@ fn closed_loop(
     w: &Workload,
     clients: u32,
 ) -> Result<sim::SimReport, String> {
-    crate::accuracy::closed_loop(plan, w, 1, clients, closed_requests(clients), t.scenario.seed)
+    crate::accuracy::closed_loop(
+        plan,
+        w,
+        1,
+        clients,
+        closed_requests(clients),
+        t.scenario.seed,
+    )
 }
 
 /// Bisection steps on the rate: 2⁻¹⁰ of the unit's throughput, under 0.1 %.
