@@ -738,6 +738,8 @@ mod tests {
                 "chips",
                 "chip.cores",
                 "chip.clock_ghz",
+                "chip.l2_per_core [B]",
+                "chip.llc [B]",
                 "chip.memory [B]",
                 "chip.memory_bandwidth [B/s]",
                 "chip.peak.fp32 [FLOP/s]",

@@ -532,7 +532,10 @@ mod tests {
         let w = classic("resnet-50", Precision::Int8);
         let c = classic_plan(&p, &w, &p.batching.clone());
         assert_eq!(c.time_at_busy_s, one_core_plan_by_hand(&p, &w));
-        assert_eq!((c.slots, c.cores_per_chip, c.cores_per_request), (16, 16, 1));
+        assert_eq!(
+            (c.slots, c.cores_per_chip, c.cores_per_request),
+            (16, 16, 1)
+        );
         assert!(!c.weights_in_cache && !c.cpu_batches());
         assert_eq!(c.batching.max_batch, 1);
     }
@@ -592,8 +595,12 @@ mod tests {
             unreachable!()
         };
         let t0 = one.roofline.t0_s;
-        let compute1 = model.flops_per_item.value / (one.roofline.peak_flops * one.roofline.e_compute);
-        assert!((one.time_at_busy_s[0] - t0 - compute1).abs() < 1e-12, "compute-bound alone");
+        let compute1 =
+            model.flops_per_item.value / (one.roofline.peak_flops * one.roofline.e_compute);
+        assert!(
+            (one.time_at_busy_s[0] - t0 - compute1).abs() < 1e-12,
+            "compute-bound alone"
+        );
         assert!(((one.time_at_busy_s[0] - t0) / (four.time_at_busy_s[0] - t0) - 4.0).abs() < 1e-9);
         // Too many cores per request is refused, naming the chip's core count.
         b.cores_per_request = 17;
