@@ -238,6 +238,9 @@ pub struct Row {
     /// Batching window of the published configuration \[ms\] (default: the profile's).
     #[serde(default)]
     pub window_ms: Option<f64>,
+    /// CPUs: cores per instance of the published harness (default 1: one request per core).
+    #[serde(default)]
+    pub cores_per_request: Option<u32>,
     #[serde(default)]
     pub prompt_tokens: Option<u32>,
     #[serde(default)]
@@ -454,6 +457,9 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
     }
     if let Some(w) = r.window_ms {
         batching.window_s = w / 1e3;
+    }
+    if let Some(k) = r.cores_per_request {
+        batching.cores_per_request = k;
     }
     let plan = perf::plan(profile, &w, r.precision, &batching)?;
     let units = r.units as f64;

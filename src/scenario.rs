@@ -716,6 +716,21 @@ fn validate_tier(
         )? * 1e-3;
     }
     batching.generative = generative_scheduling(src, t, &field, workload)?;
+    if let Some(k) = &t.cores_per_request {
+        let cores = match (profile.kind, &profile.cores_per_chip) {
+            (crate::hardware::UnitKind::Cpu, Some(c)) => c.value as i64,
+            _ => {
+                return Err(src
+                    .error(
+                        k,
+                        field("cores_per_request"),
+                        format!("profile `{}` is not a CPU", profile.name),
+                    )
+                    .with_help("cores_per_request is for CPU tiers (cores per request); an accelerator batches with max_batch"));
+            }
+        };
+        batching.cores_per_request = whole(src, k, &field("cores_per_request"), 1, cores)?;
+    }
     // The tier's service-time spread replaces the profile's before the plan is built from it.
     let mut profile = profile;
     let service_cv_override = match &t.service_cv {

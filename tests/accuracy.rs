@@ -75,11 +75,8 @@ fn fit_rows_reproduce_and_the_fit_gives_the_shipped_constants() {
         .filter(|f| !f.converged)
         .map(|f| f.profile.as_str())
         .collect();
-    assert_eq!(
-        unconverged,
-        ["aws-c7i.8xlarge"],
-        "only the memory-bound Xeon fit fails to converge"
-    );
+    // The Xeon fit converges since ResNet-50's int8 weights stay in cache (compute-bound).
+    assert!(unconverged.is_empty(), "unconverged fits: {unconverged:?}");
 }
 
 #[test]
@@ -257,4 +254,34 @@ fn a_closed_loop_row_needs_its_concurrency() {
     let text = accuracy::TABLE.replacen("concurrency = 25\n", "", 1);
     let e = accuracy::load(&text).unwrap_err().to_string();
     assert!(e.contains("needs concurrency"), "{e}");
+}
+/// The CPU rows, asserted loosely so a regression in the CPU physics (cache-resident weights,
+/// instances of several cores, CPU batching) fails: each prediction within a band around today's
+/// error. ResNet-50 Server is held out and within 10 % of Intel's published figure; the BERT rows
+/// stay under-predicted (the table's BERT workload is padded to 384 tokens, which Intel's harness
+/// does not pay) but no longer collapse to zero, as the one-request-per-core plan did for Server.
+#[test]
+fn cpu_rows_stay_within_their_bands() {
+    let t = table();
+    let rep = accuracy::run(&t, false).unwrap();
+    let err = |id: &str| {
+        rep.rows
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap_or_else(|| panic!("no row {id}"))
+            .error
+    };
+    assert!(
+        err("xeon-resnet50-offline").abs() < 0.01,
+        "the fit row reproduces"
+    );
+    assert!(
+        err("xeon-resnet50-server").abs() < 0.10,
+        "{}",
+        err("xeon-resnet50-server")
+    );
+    for id in ["xeon-bert99-offline", "xeon-bert99-server"] {
+        let e = err(id);
+        assert!((-0.60..=0.10).contains(&e), "{id}: {e}");
+    }
 }

@@ -142,7 +142,7 @@ pub fn measurement(ctx: &TierContext<'_>, year: u32, units: u32) -> Measurement 
 /// The simulator's model of one unit of a tier, from its service plan.
 pub fn server_model(plan: &ServicePlan) -> ServerModel {
     match plan {
-        ServicePlan::Classic(p) if p.kind == crate::hardware::UnitKind::Cpu => {
+        ServicePlan::Classic(p) if p.kind == crate::hardware::UnitKind::Cpu && !p.cpu_batches() => {
             ServerModel::SharedBandwidth {
                 chips: p.slots / p.cores_per_chip.max(1),
                 cores_per_chip: p.cores_per_chip,

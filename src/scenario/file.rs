@@ -187,6 +187,10 @@ pub struct TierFile {
     /// admission, never preempted).
     #[serde(default)]
     pub kv_allocation: Option<Spanned<String>>,
+    /// CPU tiers: cores that run one request (or batch) together, intra-op parallel (default 1:
+    /// one request per core).
+    #[serde(default)]
+    pub cores_per_request: Option<Spanned<i64>>,
     /// How often an autoscaled cloud fleet may change size \[hours\] (default 1: hour by hour).
     #[serde(default)]
     pub autoscale_interval_hours: Option<Spanned<i64>>,
