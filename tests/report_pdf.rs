@@ -537,9 +537,15 @@ fn a_pass_whose_interval_crosses_the_bound_is_marginal() {
             l.slo_ci95_s = Some(0.0);
         }
     }
-    use tco_sim::results::decision::{SloStatus, tier_status};
-    assert_eq!(tier_status(&r.tiers[0], Some(0.2)), SloStatus::Marginal);
-    assert_eq!(tier_status(&r.tiers[1], Some(0.2)), SloStatus::Met);
+    use tco_sim::results::decision::{Bounds, SloStatus, tier_status};
+    assert_eq!(
+        tier_status(&r.tiers[0], &Bounds::latency(0.2)),
+        SloStatus::Marginal
+    );
+    assert_eq!(
+        tier_status(&r.tiers[1], &Bounds::latency(0.2)),
+        SloStatus::Met
+    );
     let file = write_pdf(&r, dir.path(), "r.pdf");
     let t = text(&file);
     assert!(t.contains("198 ms ± 5.00 ms"), "the interval is printed");

@@ -251,6 +251,9 @@ pub struct Evaluation {
     /// The same percentile of time to first token and time per output token \[s\].
     pub ttft_s: Option<f64>,
     pub tpot_s: Option<f64>,
+    /// Their 95 % confidence half-widths \[s\].
+    pub ttft_ci95_s: Option<f64>,
+    pub tpot_ci95_s: Option<f64>,
     pub report: SimReport,
 }
 
@@ -412,6 +415,16 @@ fn evaluate_recorded(
         service_slo_s: service.map_or(f64::INFINITY, |e| e.value_s),
         ttft_s: report.ttft.as_ref().and_then(at).map(|e| e.value_s),
         tpot_s: report.tpot.as_ref().and_then(at).map(|e| e.value_s),
+        ttft_ci95_s: report
+            .ttft
+            .as_ref()
+            .and_then(at)
+            .and_then(|e| e.ci95_half_width_s),
+        tpot_ci95_s: report
+            .tpot
+            .as_ref()
+            .and_then(at)
+            .and_then(|e| e.ci95_half_width_s),
         report,
     };
     Ok((e, requests))
@@ -493,6 +506,7 @@ pub fn latency_curve(ctx: &TierContext<'_>, units: u32) -> Vec<LoadPoint> {
     }
     let (prompt, output) = ctx.scenario.workload.mean_tokens();
     let seed = tier_year_seed(ctx.scenario.seed, ctx.tier_index, 0);
+    let at_slo = |l: &sim::LatencyStats| l.extra.first().map(|(_, e)| e.value_s);
     LOADS
         .iter()
         .filter_map(|&f| {
@@ -518,7 +532,8 @@ pub fn latency_curve(ctx: &TierContext<'_>, units: u32) -> Vec<LoadPoint> {
                 warmup_s: warmup,
                 replications: 2,
                 seed,
-                quantiles: vec![],
+                // The contract's percentile, for the time to first token and per output token.
+                quantiles: vec![ctx.scenario.slo.percentile / 100.0],
             };
             let r = sim::simulate(&fleet, &run, |rep| {
                 sim::PoissonArrivals::new(seed, rep, rate, count).with_tokens(prompt, output)
@@ -530,6 +545,8 @@ pub fn latency_curve(ctx: &TierContext<'_>, units: u32) -> Vec<LoadPoint> {
                 p50_s: r.latency.p50.value_s,
                 p95_s: r.latency.p95.value_s,
                 p99_s: r.latency.p99.value_s,
+                ttft_s: r.ttft.as_ref().and_then(at_slo),
+                tpot_s: r.tpot.as_ref().and_then(at_slo),
             })
         })
         .collect()
@@ -743,6 +760,8 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
                 utilization: r.utilization.mean_utilization,
                 ttft_s: eval.ttft_s,
                 tpot_s: eval.tpot_s,
+                ttft_ci95_s: eval.ttft_ci95_s,
+                tpot_ci95_s: eval.tpot_ci95_s,
                 little_relative_error: r.little.relative_error,
                 llm: r.llm,
                 cdf: r
@@ -1042,6 +1061,8 @@ pub fn sweep_closed_with(
                 service_slo_s: at(&report.service).unwrap_or(f64::INFINITY),
                 ttft_s: report.ttft.as_ref().and_then(at),
                 tpot_s: report.tpot.as_ref().and_then(at),
+                ttft_ci95_s: None,
+                tpot_ci95_s: None,
                 report,
             };
             tick(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());

@@ -488,7 +488,7 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
             rows.push(Row::new(cells));
             continue;
         }
-        let status = decision::tier_status(t, sc.slo_latency_s);
+        let status = decision::tier_status(t, &sc.bounds());
         for o in &t.options {
             // What the option pays for: on-prem's installed units include its spares.
             let paid: Vec<String> = o.yearly.iter().map(|y| format::count(y.units)).collect();
@@ -660,8 +660,12 @@ impl Metric {
     fn show(self, l: &crate::capacity::LatencyAtPlan) -> String {
         match self {
             Metric::EndToEnd => format::duration_ci(l.slo_percentile_s, l.slo_ci95_s),
-            Metric::Ttft => l.ttft_s.map_or(MISSING.into(), format::duration),
-            Metric::Tpot => l.tpot_s.map_or(MISSING.into(), format::duration),
+            Metric::Ttft => l
+                .ttft_s
+                .map_or(MISSING.into(), |v| format::duration_ci(v, l.ttft_ci95_s)),
+            Metric::Tpot => l
+                .tpot_s
+                .map_or(MISSING.into(), |v| format::duration_ci(v, l.tpot_ci95_s)),
         }
     }
 }
