@@ -106,6 +106,25 @@ fn fit_and_print(ws: &mut Worksheet, max_px: u32) {
     ws.set_print_fit_to_pages(1, 0);
 }
 
+/// Widest an option sheet's column is made \[px\]: its headers wrap to it.
+const OPTION_COLUMN_PX: u32 = 150;
+/// About how many characters of the default font a column `px` wide holds.
+fn chars_in(px: u32) -> usize {
+    (px as usize).saturating_sub(7) / 7
+}
+
+/// Set a wrapped header row as tall as its longest header needs at OPTION_COLUMN_PX (a
+/// spreadsheet does not grow a row for wrapped text it loads).
+fn header_height(ws: &mut Worksheet, row: u32, headers: &[&str]) -> Result<(), XlsxError> {
+    let lines = headers
+        .iter()
+        .map(|h| wrap_chars(h, chars_in(OPTION_COLUMN_PX)).len())
+        .max()
+        .unwrap_or(1);
+    ws.set_row_height(row, 15.0 * lines as f64)?;
+    Ok(())
+}
+
 /// `text` broken at spaces into lines of at most `width` characters.
 fn wrap_chars(text: &str, width: usize) -> Vec<String> {
     let mut lines = vec![];
@@ -219,9 +238,19 @@ fn assumptions_sheet(r: &RunResults, s: &Styles, refs: &mut Refs) -> Result<Work
                 input.basis.label()
             },
         )?;
+        let note_text = input.note.clone().unwrap_or_default();
         ws.write_string_with_format(row, 5, &input.source, &s.wrap)?;
         ws.write_string(row, 6, &input.date)?;
-        ws.write_string_with_format(row, 7, input.note.clone().unwrap_or_default(), &s.wrap)?;
+        ws.write_string_with_format(row, 7, &note_text, &s.wrap)?;
+        // The row as tall as its longest wrapped text (a spreadsheet does not grow it on load).
+        let lines = [&input.source, &note_text]
+            .iter()
+            .map(|t| wrap_chars(t, chars_in(MAX_COLUMN_PX) - 2).len())
+            .max()
+            .unwrap_or(1);
+        if lines > 1 {
+            ws.set_row_height(row, 15.0 * lines as f64)?;
+        }
         refs.cells
             .entry(key)
             .or_insert_with(|| format!("Assumptions!$C${}", row + 1));
@@ -504,6 +533,7 @@ fn option_sheet(
     for (i, hd) in LINE_HEADERS.iter().enumerate() {
         ws.write_string_with_format(4, i as u16, *hd, &s.wrap)?;
     }
+    header_height(&mut ws, 4, &LINE_HEADERS)?;
     let first = 5u32;
     let row_of = |year: u32| first + year - 1;
     // The commitments live in year `year` (1-based, may pass the horizon), each lot at the
@@ -838,6 +868,7 @@ fn option_sheet(
     for (i, hd) in CF_HEADERS.iter().enumerate() {
         ws.write_string_with_format(head_row + 1, i as u16, *hd, &s.wrap)?;
     }
+    header_height(&mut ws, head_row + 1, &CF_HEADERS)?;
     let cf_first = head_row + 2;
     let cf_last = cf_first + flows.rows.len() as u32 - 1;
     for (k, fr) in flows.rows.iter().enumerate() {
@@ -981,8 +1012,13 @@ fn option_sheet(
         ),
         &s.money_bold,
     )?;
-    // Column headers wrap at the widest number below them (at least 12 characters).
-    fit_and_print(&mut ws, 150);
+    // Column headers wrap at OPTION_COLUMN_PX; 26 columns print across pages, landscape,
+    // with the year column and the headers repeated (one page wide would be unreadable).
+    ws.set_autofit_max_width(OPTION_COLUMN_PX);
+    ws.autofit();
+    ws.set_landscape();
+    ws.set_repeat_columns(0, 0)?;
+    ws.set_repeat_rows(4, 4)?;
     ws.write_string_with_format(
         0,
         0,

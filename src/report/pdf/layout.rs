@@ -52,8 +52,10 @@ pub const SMALL: f32 = 8.0;
 pub const MIN_TABLE_SIZE: f32 = 6.5;
 /// Rounding room when a cell measured to fit its column is wrapped to it again \[pt\].
 const SLACK: f32 = 0.01;
+/// The share of a page that must be free for a major section to start on it.
+pub const SECTION_MIN_ROOM: f32 = 0.25;
 /// The smallest a chart is set to fill the room left on a page, as a share of its size.
-pub const FIGURE_MIN_SCALE: f32 = 0.75;
+pub const FIGURE_MIN_SCALE: f32 = 0.6;
 /// Line height as a multiple of the size.
 const LEADING: f32 = 1.3;
 
@@ -366,14 +368,15 @@ impl Layout {
         }
     }
 
-    /// Where a major section starts: on this page when at least 40 % of it is still free (so a
-    /// section's last lines do not leave a near-empty page behind), else on a new one.
+    /// Where a major section starts: on this page when at least a quarter of it is still free
+    /// (so the end of a section does not leave a near-empty page behind; the heading's own
+    /// keep-with-next moves it on when what follows does not fit), else on a new one.
     pub fn section_break(&mut self) {
         let page = self.page_h - MARGIN_TOP - MARGIN_BOTTOM;
         if self.y <= MARGIN_TOP + 0.5 {
             return;
         }
-        if self.room() < 0.4 * page {
+        if self.room() < SECTION_MIN_ROOM * page {
             self.new_page();
         } else {
             self.gap(14.0);
