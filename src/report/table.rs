@@ -267,12 +267,7 @@ fn uncertainty_tables(r: &RunResults) -> String {
         for (row, flip) in s.tornado.iter().zip(&s.flip_points).take(TORNADO_ROWS) {
             t.add_row(vec![
                 row.input.clone(),
-                format!(
-                    "{} – {} {}",
-                    format::plain(row.low_value),
-                    format::plain(row.high_value),
-                    row.unit
-                ),
+                format::quantity_range(row.low_value, row.high_value, &row.unit),
                 money(row.difference_low_usd),
                 money(row.difference_high_usd),
                 usd(row.swing_usd),

@@ -281,8 +281,8 @@ pub fn reservation_type(share: f64) -> String {
     }
 }
 
-/// Where the recommended option's price comes from: its region, source and date, and for a
-/// cloud option the reservation type priced.
+/// Where the recommended option's price comes from, briefly: its date and region, and for a
+/// cloud option the reservation type priced; the source itself is in the assumptions table.
 pub fn price_basis(r: &RunResults) -> Option<String> {
     let rec = r.recommendation.as_ref()?;
     let t = r.tiers.iter().find(|t| t.name == rec.best.tier)?;
@@ -310,7 +310,6 @@ pub fn price_basis(r: &RunResults) -> Option<String> {
                 &i.date
             }
         ));
-        parts.push(format!("source: {}", i.source));
     }
     if let Some(region) = &t.price_region {
         parts.push(format!("region {region}"));
@@ -320,6 +319,10 @@ pub fn price_basis(r: &RunResults) -> Option<String> {
             "reservations {}",
             reservation_type(r.scenario.costs.reserved_upfront_share.value)
         ));
+    }
+    if input.is_some() {
+        // Brief on page 1: the source's full title and note are in the assumptions table.
+        parts.push("source in the assumptions (appendix A)".into());
     }
     (!parts.is_empty()).then(|| parts.join("; "))
 }
