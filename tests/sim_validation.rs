@@ -90,6 +90,7 @@ fn zero_counts_are_refused() {
         (
             ServerModel::ContinuousBatching {
                 variability: Variability::None,
+                prefix_cache: None,
                 replicas: 0,
                 max_batch: 1,
                 kv_capacity_tokens: 10,
@@ -100,6 +101,7 @@ fn zero_counts_are_refused() {
         (
             ServerModel::ContinuousBatching {
                 variability: Variability::None,
+                prefix_cache: None,
                 replicas: 1,
                 max_batch: 1,
                 kv_capacity_tokens: 0,
@@ -190,6 +192,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
     let f = FleetSpec {
         server: ServerModel::ContinuousBatching {
             variability: Variability::None,
+            prefix_cache: None,
             replicas: 1,
             max_batch: 1,
             kv_capacity_tokens: 10,
@@ -204,6 +207,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
     let free = FleetSpec {
         server: ServerModel::ContinuousBatching {
             variability: Variability::None,
+            prefix_cache: None,
             replicas: 1,
             max_batch: 1,
             kv_capacity_tokens: 10,
@@ -248,6 +252,7 @@ fn batches_beyond_any_serving_stack_are_refused() {
     let f = FleetSpec {
         server: ServerModel::ContinuousBatching {
             variability: Variability::None,
+            prefix_cache: None,
             replicas: 1,
             max_batch: sim::MAX_BATCH + 1,
             kv_capacity_tokens: 10,

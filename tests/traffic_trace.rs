@@ -223,7 +223,8 @@ fn generic_csv_with_named_columns() {
         Request {
             arrival_ns: 500_500_000,
             input_tokens: 20,
-            output_tokens: 0
+            output_tokens: 0,
+            prefix: 0
         }
     );
     assert_eq!(t.span_s(), 3.0);

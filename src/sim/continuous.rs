@@ -15,6 +15,7 @@ use std::collections::VecDeque;
 
 use super::core::{Core, Model};
 use super::event::pack;
+use super::prefix::PrefixCaches;
 use super::service::{Multiplier, to_ns};
 use super::{FleetSpec, IterationCost, ServerModel};
 use crate::traffic::Request;
@@ -59,6 +60,7 @@ pub(crate) struct Continuous {
     idle: Vec<VecDeque<u32>>,
     /// Per-iteration multiplier of the iteration time.
     spread: Multiplier,
+    prefix: PrefixCaches,
 }
 
 impl Continuous {
@@ -70,6 +72,7 @@ impl Continuous {
                 kv_capacity_tokens,
                 cost,
                 variability,
+                ..
             } => (
                 *replicas,
                 *max_batch,
@@ -100,6 +103,7 @@ impl Continuous {
                 .collect(),
             idle,
             spread: Multiplier::new(variability),
+            prefix: PrefixCaches::new(fleet),
         }
     }
 
@@ -128,7 +132,9 @@ impl Continuous {
             }
             let Some(req) = core.dequeue(st) else { break };
             rep.kv_used += need;
-            prefill += u64::from(req.input_tokens);
+            prefill += self
+                .prefix
+                .admit(r, &req, self.kv_capacity - rep.kv_used, core);
             rep.running.push(Sequence {
                 req,
                 admitted_ns: now,
@@ -196,6 +202,7 @@ impl Model for Continuous {
             if s.emitted >= tokens_to_emit(&s.req) {
                 let done = rep.running.swap_remove(i);
                 rep.kv_used -= context(&done.req);
+                self.prefix.release(r, &done.req);
                 core.served(
                     st,
                     unit,

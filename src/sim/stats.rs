@@ -161,6 +161,9 @@ pub struct SimReport {
     pub warnings: Vec<String>,
     /// Merged end-to-end latency CDF, ~120 points from the median region to the maximum.
     pub latency_cdf: Vec<CdfPoint>,
+    /// Prefix caching's token hit rate (continuous batching with prefix caching, once a measured
+    /// request was admitted).
+    pub prefix_cache: Option<super::prefix::PrefixCacheStats>,
 }
 
 /// A histogram plus exact count, sum, min and max (the histogram's own are bucket-rounded).
@@ -264,6 +267,8 @@ pub(crate) struct RepResult {
     pub arrival_span_ns: u64,
     /// Stopped by the queue guard.
     pub guard_tripped: bool,
+    /// Prefix caching's counts, once a measured request was admitted with it on.
+    pub prefix: Option<super::prefix::PrefixCounts>,
 }
 
 impl RepResult {
@@ -292,6 +297,7 @@ impl RepResult {
             busy_area: vec![0; units],
             arrival_span_ns: 0,
             guard_tripped: false,
+            prefix: None,
         }
     }
 }
@@ -429,6 +435,7 @@ pub(crate) struct Merger {
     sojourn_s: f64,
     arrival_span_s: f64,
     tripped: u32,
+    prefix: Option<super::prefix::PrefixCounts>,
 }
 
 impl Merger {
@@ -459,6 +466,7 @@ impl Merger {
             sojourn_s: 0.0,
             arrival_span_s: 0.0,
             tripped: 0,
+            prefix: None,
             shape,
         }
     }
@@ -494,6 +502,11 @@ impl Merger {
         self.sojourn_s += x.sojourn_sum_ns as f64 / NS_PER_S;
         self.arrival_span_s += x.arrival_span_ns as f64 / NS_PER_S;
         self.tripped += u32::from(x.guard_tripped);
+        if let Some(c) = x.prefix {
+            let m = self.prefix.get_or_insert_default();
+            m.prompt_tokens += c.prompt_tokens;
+            m.hit_tokens += c.hit_tokens;
+        }
     }
 
     /// The report over every replication added.
@@ -621,6 +634,9 @@ impl Merger {
             unstable,
             warnings,
             latency_cdf,
+            prefix_cache: self
+                .prefix
+                .map(super::prefix::PrefixCacheStats::from_counts),
         }
     }
 }

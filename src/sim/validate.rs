@@ -252,6 +252,7 @@ pub(crate) fn fleet(f: &FleetSpec) -> Result<(), SimError> {
             kv_capacity_tokens,
             cost,
             variability: v,
+            ..
         } => {
             variability(v)?;
             at_least_one("server.replicas", u64::from(*replicas))?;

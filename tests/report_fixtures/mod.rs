@@ -128,6 +128,7 @@ pub fn with_latency(mut r: RunResults) -> RunResults {
                 ttft_s: None,
                 tpot_s: None,
                 little_relative_error: 1e-4,
+                prefix_hit_rate: None,
                 cdf: vec![],
             });
         }
