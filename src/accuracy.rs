@@ -584,6 +584,7 @@ pub fn closed_loop(
             arrival_ns: 0,
             input_tokens: i,
             output_tokens: o,
+            prefix: 0,
         })
     })
     .map_err(|e| format!("the simulator refused the closed-loop run: {e}"))

@@ -69,6 +69,10 @@ pub struct LatencyAtPlan {
     /// design run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub llm: Option<crate::sim::LlmStats>,
+    /// Prefix caching on: the fraction of the design run's prompt tokens whose prefill a
+    /// replica's prefix cache skipped ([`crate::sim::PrefixCacheStats::hit_rate`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix_hit_rate: Option<f64>,
     /// The latency CDF of the design run as (latency \[s\], quantile).
     #[serde(skip)]
     pub cdf: Vec<(f64, f64)>,

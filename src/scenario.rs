@@ -8,6 +8,7 @@
 //! checked against their declarations in [`crate::cost::inputs`], which also give their defaults.
 
 pub mod file;
+mod prefix;
 pub mod uncertainty;
 mod workload;
 
@@ -279,7 +280,8 @@ fn validate(src: &SourceFile, f: ScenarioFile) -> Result<Scenario, InputError> {
         None => 1,
     };
     let workload = workload::validate(src, &f.workload)?;
-    let traffic = crate::traffic::file::validate(src, &f.traffic, &base)?;
+    let mut traffic = crate::traffic::file::validate(src, &f.traffic, &base)?;
+    prefix::validate(src, &f.workload, &workload, &mut traffic)?;
     crate::traffic::file::check_peak(src, &f.traffic, &traffic, horizon_years)?;
     let slo = validate_slo(src, &f.slo, matches!(workload, Workload::Generative { .. }))?;
 

@@ -54,6 +54,7 @@ mod core;
 mod engine;
 mod event;
 mod fast;
+mod prefix;
 mod service;
 mod shared_bandwidth;
 mod slots;
@@ -65,6 +66,7 @@ use serde::{Deserialize, Serialize};
 use crate::traffic::Request;
 
 pub use arrivals::{ClosedLoop, DeterministicArrivals, PoissonArrivals, ThinkTime};
+pub use prefix::{PrefixCacheStats, PrefixCaching};
 pub use stats::{
     CdfPoint, Counts, Estimate, LatencyStats, LittleCheck, LlmStats, QueueStats, SimReport,
     UnitStats,
@@ -192,6 +194,9 @@ pub enum ServerModel {
         variability: Variability,
         /// What one iteration may schedule and how the KV cache is allocated.
         scheduler: Scheduler,
+        /// Prefix caching: each replica keeps computed prompt blocks and a prefill skips the
+        /// leading blocks it still holds (`sim/prefix.rs`). `None`: every prompt is computed.
+        prefix_cache: Option<PrefixCaching>,
     },
 }
 

@@ -21,6 +21,7 @@ fn llm(kv: u64, max_batch: u32, cost: IterationCost, scheduler: Scheduler) -> Fl
             cost,
             variability: Variability::None,
             scheduler,
+            prefix_cache: None,
         },
         dispatch: Dispatch::SharedQueue,
         queue_cap: None,
@@ -45,6 +46,7 @@ fn tok(arrival_ms: f64, input: u32, output: u32) -> Request {
         arrival_ns: ms(arrival_ms),
         input_tokens: input,
         output_tokens: output,
+        prefix: 0,
     }
 }
 

@@ -84,6 +84,7 @@ fn plain_fleets() -> Vec<FleetSpec> {
             units: 2,
             server: ServerModel::ContinuousBatching {
                 variability: Variability::None,
+                prefix_cache: None,
                 replicas: 1,
                 max_batch: 8,
                 kv_capacity_tokens: 4000,
@@ -108,6 +109,7 @@ fn plain_fleets() -> Vec<FleetSpec> {
                 replicas: 1,
                 max_batch: 8,
                 kv_capacity_tokens: 1_200,
+                prefix_cache: None,
                 scheduler: Scheduler {
                     max_batched_tokens: Some(128),
                     kv: tco_sim::sim::KvAllocation::Paged { block_tokens: 16 },
@@ -187,6 +189,7 @@ fn closed_loop_reports_are_byte_identical_at_1_and_4_threads() {
                         arrival_ns: 0,
                         input_tokens: 200,
                         output_tokens: 20,
+                        prefix: 0,
                     })
                 })
             })

@@ -165,6 +165,7 @@ fn llm(max_batch: u32, kv: u64, cost: IterationCost) -> ServerModel {
         scheduler: Scheduler::legacy(),
         cost,
         variability: Variability::None,
+        prefix_cache: None,
     }
 }
 
@@ -453,6 +454,7 @@ fn endless_overload_stops_at_the_queue_guard() {
             arrival_ns: i * 1000,
             input_tokens: 8,
             output_tokens: 8,
+            prefix: 0,
         })
     };
     let slow = mgc(1, ServiceDist::Deterministic { s: 1.0 });
@@ -527,6 +529,7 @@ fn models_reduce_to_md_c_where_they_coincide() {
         },
         ServerModel::ContinuousBatching {
             variability: Variability::None,
+            prefix_cache: None,
             replicas: c,
             max_batch: 1,
             kv_capacity_tokens: 10,

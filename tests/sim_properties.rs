@@ -65,6 +65,7 @@ fn server() -> impl Strategy<Value = ServerModel> {
                 variability: Variability::Empirical {
                     relative: vec![0.8, 1.0, 1.4],
                 },
+                prefix_cache: None,
             }
         }),
     ]

@@ -91,6 +91,7 @@ fn zero_counts_are_refused() {
         (
             ServerModel::ContinuousBatching {
                 variability: Variability::None,
+                prefix_cache: None,
                 replicas: 0,
                 max_batch: 1,
                 kv_capacity_tokens: 10,
@@ -102,6 +103,7 @@ fn zero_counts_are_refused() {
         (
             ServerModel::ContinuousBatching {
                 variability: Variability::None,
+                prefix_cache: None,
                 replicas: 1,
                 max_batch: 1,
                 kv_capacity_tokens: 0,
@@ -193,6 +195,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
     let f = FleetSpec {
         server: ServerModel::ContinuousBatching {
             variability: Variability::None,
+            prefix_cache: None,
             replicas: 1,
             max_batch: 1,
             kv_capacity_tokens: 10,
@@ -209,6 +212,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
     let free = FleetSpec {
         server: ServerModel::ContinuousBatching {
             variability: Variability::None,
+            prefix_cache: None,
             replicas: 1,
             max_batch: 1,
             kv_capacity_tokens: 10,
@@ -254,6 +258,7 @@ fn batches_beyond_any_serving_stack_are_refused() {
     let f = FleetSpec {
         server: ServerModel::ContinuousBatching {
             variability: Variability::None,
+            prefix_cache: None,
             replicas: 1,
             max_batch: sim::MAX_BATCH + 1,
             kv_capacity_tokens: 10,

@@ -164,8 +164,21 @@ pub fn server_model(plan: &ServicePlan) -> ServerModel {
             cost: p.cost(),
             variability: p.variability.clone(),
             scheduler: p.scheduler,
+            prefix_cache: None,
         },
     }
+}
+
+/// The server model with prefix caching on when the scenario's replayed requests carry prompt
+/// prefix blocks (a trace with `hash_ids` and `workload.prefix_caching` not false; the scenario
+/// drops the blocks otherwise).
+pub fn with_prefix_caching(mut server: ServerModel, scenario: &Scenario) -> ServerModel {
+    if let (ServerModel::ContinuousBatching { prefix_cache, .. }, Some(b)) =
+        (&mut server, scenario.traffic.prefix_blocks())
+    {
+        *prefix_cache = Some(sim::PrefixCaching { blocks: b.clone() });
+    }
+    server
 }
 
 /// Everything needed to simulate one tier, decided once.
@@ -191,7 +204,7 @@ impl<'a> TierContext<'a> {
     /// If `tier_index` is not a tier of `scenario`.
     pub fn new(scenario: &'a Scenario, tier_index: usize, replications: u32) -> Self {
         let tier = &scenario.tiers[tier_index];
-        let server = server_model(&tier.plan);
+        let server = with_prefix_caching(server_model(&tier.plan), scenario);
         TierContext {
             scenario,
             tier,
@@ -333,6 +346,8 @@ impl Sizes {
         if !(self.from_trace && has_own) {
             r.input_tokens = draw(&self.prompt, &mut self.rng);
             r.output_tokens = draw(&self.output, &mut self.rng);
+            // Drawn prompts are not the trace's: its prefix blocks do not describe them.
+            r.prefix = 0;
         }
         r
     }
@@ -764,6 +779,7 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
                 tpot_ci95_s: eval.tpot_ci95_s,
                 little_relative_error: r.little.relative_error,
                 llm: r.llm,
+                prefix_hit_rate: r.prefix_cache.map(|p| p.hit_rate),
                 cdf: r
                     .latency_cdf
                     .iter()

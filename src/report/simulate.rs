@@ -110,6 +110,24 @@ pub fn render(s: &Scenario, sweep: &SizeSweep) -> String {
     for n in &sweep.skipped {
         out.push_str(&format!("note: {n}\n"));
     }
+    out.push_str(&prefix_lines(sweep));
+    out
+}
+
+/// One line per run with prefix caching: the share of prompt tokens its caches hit.
+fn prefix_lines(sweep: &SizeSweep) -> String {
+    let mut out = String::new();
+    for r in &sweep.runs {
+        if let Some(p) = &r.report.prefix_cache {
+            out.push_str(&format!(
+                "prefix cache: {} × {}: {:.1} % of {} prompt tokens hit\n",
+                r.tier,
+                r.units,
+                p.hit_rate * 100.0,
+                crate::format::grouped(p.prompt_tokens as f64, 0)
+            ));
+        }
+    }
     out
 }
 

@@ -493,6 +493,8 @@ mod tests {
                 tpot_s: Some(tpot_s),
                 ttft_ci95_s: Some(0.01),
                 tpot_ci95_s,
+                llm: None,
+                prefix_hit_rate: None,
                 little_relative_error: 0.0,
                 cdf: vec![],
             }),

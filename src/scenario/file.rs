@@ -124,6 +124,9 @@ pub struct WorkloadFile {
     /// Use each replayed request's own token counts when the trace has them (default true).
     #[serde(default)]
     pub tokens_from_trace: Option<bool>,
+    /// Prefix caching from the trace's prompt blocks (default: on when the trace has them).
+    #[serde(default)]
+    pub prefix_caching: Option<Spanned<bool>>,
 }
 
 #[derive(Debug, Deserialize)]

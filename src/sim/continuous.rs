@@ -27,6 +27,7 @@ use std::collections::VecDeque;
 
 use super::core::{Core, Model};
 use super::event::pack;
+use super::prefix::PrefixCaches;
 use super::service::{Multiplier, to_ns};
 use super::{
     FleetSpec, IterationCost, IterationWork, KvAllocation, Scheduler, ServerModel, attention_pairs,
@@ -65,13 +66,6 @@ fn tokens_to_emit(req: &Request) -> u32 {
     req.output_tokens.max(1)
 }
 
-/// Prompt tokens of `req` already in the KV cache when it is admitted, whose prefill is skipped
-/// (they still occupy the cache). The one place a prefix cache hooks in: 0 without one.
-#[inline]
-fn cached_at_admission(_req: &Request) -> u32 {
-    0
-}
-
 struct Replica {
     unit: u32,
     /// In admission order: the newest last (the preemption victim).
@@ -99,6 +93,7 @@ pub(crate) struct Continuous {
     idle: Vec<VecDeque<u32>>,
     /// Per-iteration multiplier of the iteration time.
     spread: Multiplier,
+    prefix: PrefixCaches,
 }
 
 impl Continuous {
@@ -111,6 +106,7 @@ impl Continuous {
                 cost,
                 variability,
                 scheduler,
+                ..
             } => (
                 *replicas,
                 *max_batch,
@@ -155,6 +151,7 @@ impl Continuous {
                 .collect(),
             idle,
             spread: Multiplier::new(variability),
+            prefix: PrefixCaches::new(fleet),
         }
     }
 
@@ -224,7 +221,7 @@ impl Continuous {
                 None => match core.head(st) {
                     Some(h) => (
                         h.input_tokens,
-                        cached_at_admission(h).min(h.input_tokens),
+                        self.prefix.peek_hit(r, h).min(h.input_tokens),
                         true,
                     ),
                     None => break,
@@ -243,6 +240,11 @@ impl Continuous {
             }
             let mut s = if from_queue {
                 let Some(req) = core.dequeue(st) else { break };
+                // The prefix cache takes hold of the request's blocks; evicting to make room
+                // for this admission may lose some of the blocks the peek counted.
+                let free = (capacity - (rep.kv_used + need)) * unit_tokens;
+                let to_compute = self.prefix.admit(r, &req, free, core);
+                let cached = req.input_tokens - to_compute as u32;
                 Sequence {
                     req,
                     admitted_ns: now,
@@ -376,6 +378,7 @@ impl Model for Continuous {
             if done {
                 let s = &rep.running[i];
                 rep.kv_used -= s.kv_held;
+                self.prefix.release(r, &s.req);
                 core.served(st, unit, &s.req, s.admitted_ns, s.first_token_ns);
             } else {
                 rep.running.swap(keep, i);

@@ -576,6 +576,7 @@ mod tests {
             units: 4,
             server: ServerModel::ContinuousBatching {
                 variability: Variability::None,
+                prefix_cache: None,
                 replicas: 1,
                 max_batch: 64,
                 kv_capacity_tokens: 1 << 30,
@@ -597,6 +598,7 @@ mod tests {
             arrival_ns: i * 10_000,
             input_tokens: 1,
             output_tokens: 100_000,
+            prefix: 0,
         });
         let (rec, _) = replicate_guarded(&fleet, 1, 0, 0, endless, false, Some((1000, 100)))
             .unwrap_or_else(|e| panic!("{e}"));

@@ -163,6 +163,9 @@ pub struct SimReport {
     pub latency_cdf: Vec<CdfPoint>,
     /// Tokens per second, KV-cache utilization and preemptions (continuous batching only).
     pub llm: Option<LlmStats>,
+    /// Prefix caching's token hit rate (continuous batching with prefix caching, once a measured
+    /// request was admitted).
+    pub prefix_cache: Option<super::prefix::PrefixCacheStats>,
 }
 
 /// A histogram plus exact count, sum, min and max (the histogram's own are bucket-rounded).
@@ -277,6 +280,8 @@ pub(crate) struct RepResult {
     pub kv_peak_tokens: u64,
     /// Continuous batching: sequences preempted in the window.
     pub preemptions: u64,
+    /// Prefix caching's counts, once a measured request was admitted with it on.
+    pub prefix: Option<super::prefix::PrefixCounts>,
 }
 
 impl RepResult {
@@ -310,6 +315,7 @@ impl RepResult {
             kv_area: 0,
             kv_peak_tokens: 0,
             preemptions: 0,
+            prefix: None,
         }
     }
 }
@@ -484,6 +490,7 @@ pub(crate) struct Merger {
     kv_area_s: f64,
     kv_peak_tokens: u64,
     preemptions: u64,
+    prefix: Option<super::prefix::PrefixCounts>,
 }
 
 impl Merger {
@@ -519,6 +526,7 @@ impl Merger {
             kv_area_s: 0.0,
             kv_peak_tokens: 0,
             preemptions: 0,
+            prefix: None,
             shape,
         }
     }
@@ -559,6 +567,11 @@ impl Merger {
         self.kv_area_s += x.kv_area as f64 / NS_PER_S;
         self.kv_peak_tokens = self.kv_peak_tokens.max(x.kv_peak_tokens);
         self.preemptions += x.preemptions;
+        if let Some(c) = x.prefix {
+            let m = self.prefix.get_or_insert_default();
+            m.prompt_tokens += c.prompt_tokens;
+            m.hit_tokens += c.hit_tokens;
+        }
     }
 
     /// The report over every replication added.
@@ -703,6 +716,9 @@ impl Merger {
             unstable,
             warnings,
             latency_cdf,
+            prefix_cache: self
+                .prefix
+                .map(super::prefix::PrefixCacheStats::from_counts),
         }
     }
 }

@@ -254,6 +254,7 @@ pub(crate) fn fleet(f: &FleetSpec) -> Result<(), SimError> {
             cost,
             variability: v,
             scheduler,
+            ..
         } => {
             variability(v)?;
             at_least_one("server.replicas", u64::from(*replicas))?;

@@ -136,6 +136,7 @@ pub fn with_latency(mut r: RunResults) -> RunResults {
                 tpot_ci95_s: tpot_bound.map(|b| 0.01 * b),
                 little_relative_error: 1e-4,
                 llm: None,
+                prefix_hit_rate: None,
                 cdf: vec![],
             });
         }
