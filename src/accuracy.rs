@@ -7,7 +7,11 @@
 //! functions a scenario run uses: [`perf::plan`] for the service plan, its analytic full-load
 //! throughput for Offline, and the discrete-event simulator ([`sim::simulate`] on
 //! [`server_model`]) for Server, where the published figure is the highest Poisson rate whose
-//! p99 latency meets the bound. Nothing here re-implements the roofline.
+//! p99 latency meets the bound. Generative rows are predicted the same way: LoadGen LLM Offline
+//! tokens/s from the full-load throughput, Server tokens/s by bisection on the Poisson rate under
+//! the p99 TTFT and TPOT bounds, and published points at a fixed concurrency (NIM, vLLM
+//! `--max-concurrency`) by the closed-loop simulation [`closed_loop`], which `calibrate --from`
+//! uses for the same kind of measurement. Nothing here re-implements the roofline.
 //!
 //! Rows marked `fit` set a profile constant (compute efficiency, memory efficiency or per-batch
 //! overhead): [`fit`] solves, per profile, for the value at which the row's prediction equals the
@@ -105,6 +109,20 @@ pub enum Metric {
     Server,
     /// Time per output token with `batch` sequences running \[ms\].
     Tpot,
+    /// Output tokens per second at full load (LoadGen Offline "Tokens per second") \[tokens/s\].
+    TokensOffline,
+    /// Output tokens per second at the highest Poisson rate whose p99 TTFT and p99 TPOT meet
+    /// `ttft_bound_ms` and `tpot_bound_ms` (LoadGen Server "Completed tokens per second")
+    /// \[tokens/s\].
+    TokensServer,
+    /// Output tokens per second with `concurrency` requests kept in flight (closed loop, no think
+    /// time) \[tokens/s\].
+    TokensAtConcurrency,
+    /// Mean time to first token with `concurrency` requests kept in flight \[ms\].
+    TtftAtConcurrency,
+    /// Mean time per output token (inter-token latency) with `concurrency` requests kept in
+    /// flight \[ms\].
+    TpotAtConcurrency,
 }
 
 impl Metric {
@@ -113,13 +131,43 @@ impl Metric {
             Metric::Offline => "offline",
             Metric::Server => "server",
             Metric::Tpot => "tpot",
+            Metric::TokensOffline => "tokens-offline",
+            Metric::TokensServer => "tokens-server",
+            Metric::TokensAtConcurrency => "tokens-at-concurrency",
+            Metric::TtftAtConcurrency => "ttft-at-concurrency",
+            Metric::TpotAtConcurrency => "tpot-at-concurrency",
         }
     }
     pub fn unit(self) -> &'static str {
         match self {
             Metric::Offline | Metric::Server => "samples/s",
-            Metric::Tpot => "ms",
+            Metric::Tpot | Metric::TtftAtConcurrency | Metric::TpotAtConcurrency => "ms",
+            Metric::TokensOffline | Metric::TokensServer | Metric::TokensAtConcurrency => {
+                "tokens/s"
+            }
         }
+    }
+    /// Every metric, in the order the summary lists them.
+    pub const ALL: [Metric; 8] = [
+        Metric::Offline,
+        Metric::Server,
+        Metric::Tpot,
+        Metric::TokensOffline,
+        Metric::TokensServer,
+        Metric::TokensAtConcurrency,
+        Metric::TtftAtConcurrency,
+        Metric::TpotAtConcurrency,
+    ];
+    /// Whether the metric measures a generative model (needs token counts).
+    pub fn generative(self) -> bool {
+        !matches!(self, Metric::Offline | Metric::Server)
+    }
+    /// Whether the metric is measured with a fixed number of requests in flight.
+    pub fn closed_loop(self) -> bool {
+        matches!(
+            self,
+            Metric::TokensAtConcurrency | Metric::TtftAtConcurrency | Metric::TpotAtConcurrency
+        )
     }
 }
 
@@ -247,10 +295,26 @@ pub struct Row {
     /// Batching window of the published configuration \[ms\] (default: the profile's).
     #[serde(default)]
     pub window_ms: Option<f64>,
+    /// CPUs: cores per instance of the published harness (default 1: one request per core).
+    #[serde(default)]
+    pub cores_per_request: Option<u32>,
     #[serde(default)]
     pub prompt_tokens: Option<u32>,
     #[serde(default)]
     pub output_tokens: Option<u32>,
+    /// Bound on the p99 time to first token of a `tokens-server` row \[ms\].
+    #[serde(default)]
+    pub ttft_bound_ms: Option<f64>,
+    /// Bound on the p99 time per output token of a `tokens-server` row \[ms\].
+    #[serde(default)]
+    pub tpot_bound_ms: Option<f64>,
+    /// Requests kept in flight on the published system (closed-loop rows).
+    #[serde(default)]
+    pub concurrency: Option<u32>,
+    /// Chips (GPUs) of the published system when it has fewer than one unit of the profile
+    /// (a 2-GPU NIM run predicted with an 8-GPU profile): a configuration, not a fitted constant.
+    #[serde(default)]
+    pub chips: Option<u32>,
 }
 
 /// One row's outcome, as `--format json` writes it.
@@ -350,6 +414,28 @@ pub fn load(text: &str) -> Result<Table, InputError> {
             return Err(here(
                 "a tpot row needs batch, prompt_tokens and output_tokens",
             ));
+        }
+        if r.metric.generative() && (r.prompt_tokens.is_none() || r.output_tokens.is_none()) {
+            return Err(here(&format!(
+                "a {} row needs prompt_tokens and output_tokens",
+                r.metric.label()
+            )));
+        }
+        if r.metric == Metric::TokensServer
+            && (r.ttft_bound_ms.is_none_or(|b| !b.is_finite() || b <= 0.0)
+                || r.tpot_bound_ms.is_none_or(|b| !b.is_finite() || b <= 0.0))
+        {
+            return Err(here(
+                "a tokens-server row needs ttft_bound_ms > 0 and tpot_bound_ms > 0",
+            ));
+        }
+        if r.metric.closed_loop() != r.concurrency.is_some() || r.concurrency == Some(0) {
+            return Err(here(
+                "a closed-loop row (tokens/ttft/tpot-at-concurrency) needs concurrency ≥ 1; other rows none",
+            ));
+        }
+        if r.chips == Some(0) {
+            return Err(here("chips must be ≥ 1"));
         }
     }
     Ok(t)
@@ -463,12 +549,25 @@ pub fn shipped_profile(name: &str) -> Result<Profile, InputError> {
 /// The row's prediction with `profile` (the shipped one, or one whose constants a fit is moving).
 pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError> {
     let w = row_workload(t, r)?;
+    let resized;
+    let profile = match r.chips {
+        Some(c) if c < profile.chip_count() => {
+            let mut p = profile.clone();
+            p.chips.value = c as f64;
+            resized = p;
+            &resized
+        }
+        _ => profile,
+    };
     let mut batching = profile.batching.clone();
     if let Some(b) = r.batch {
         batching.max_batch = b;
     }
     if let Some(w) = r.window_ms {
         batching.window_s = w / 1e3;
+    }
+    if let Some(k) = r.cores_per_request {
+        batching.cores_per_request = k;
     }
     let plan = perf::plan(profile, &w, r.precision, &batching)?;
     let units = r.units as f64;
@@ -484,7 +583,12 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
                 let prompt = r.prompt_tokens.unwrap_or(1) as f64;
                 let output = r.output_tokens.unwrap_or(1) as f64;
                 // A decode step of b sequences at their mean context, prompt + output/2.
-                g.iteration_s(0.0, b, b * (prompt + output / 2.0)) * 1e3
+                g.iteration_s(
+                    0.0,
+                    b,
+                    b * (prompt + output / 2.0),
+                    b * (prompt + output / 2.0),
+                ) * 1e3
             }
             ServicePlan::Classic(_) => {
                 return Err(table_error(format!(
@@ -493,7 +597,163 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
                 )));
             }
         },
+        Metric::TokensOffline => plan.unit_throughput_rps(&w) * units * output_of(r),
+        Metric::TokensServer => {
+            let ttft = r.ttft_bound_ms.unwrap_or(0.0) / 1e3;
+            let tpot = r.tpot_bound_ms.unwrap_or(0.0) / 1e3;
+            highest_token_rate_within(&plan, &w, r.units, ttft, tpot) * output_of(r)
+        }
+        Metric::TokensAtConcurrency | Metric::TtftAtConcurrency | Metric::TpotAtConcurrency => {
+            let c = r.concurrency.unwrap_or(1);
+            let requests = closed_loop_requests(c);
+            let rep = closed_loop(&plan, &w, r.units, c, requests, SEED)
+                .map_err(|e| table_error(format!("row `{}`: {e}", r.id)))?;
+            let mean_ms = |s: &Option<sim::LatencyStats>| {
+                s.as_ref().map(|l| l.mean.value_s * 1e3).ok_or_else(|| {
+                    table_error(format!(
+                        "row `{}`: the closed-loop run measured no token latencies",
+                        r.id
+                    ))
+                })
+            };
+            match r.metric {
+                Metric::TokensAtConcurrency => rep.throughput_per_s * output_of(r),
+                Metric::TtftAtConcurrency => mean_ms(&rep.ttft)?,
+                _ => mean_ms(&rep.tpot)?,
+            }
+        }
     })
+}
+
+fn output_of(r: &Row) -> f64 {
+    r.output_tokens.unwrap_or(1) as f64
+}
+
+/// Requests per closed-loop run: 40 per client, at least 2,000 and at most 20,000.
+pub fn closed_loop_requests(clients: u32) -> u64 {
+    (u64::from(clients) * 40).clamp(2_000, 20_000)
+}
+
+/// `units` units of `plan` under closed-loop load: `clients` requests in flight, each client
+/// sending its next request the moment its last one completes (a benchmark client at fixed
+/// concurrency: vLLM `--max-concurrency`, NIM/AIPerf `--concurrency`), `requests` requests of
+/// the workload's mean token counts, the first tenth of the expected run not measured. The one
+/// closed-loop prediction of both the accuracy suite and `calibrate --from`.
+///
+/// # Errors
+/// When the simulator refuses the run (a message naming why).
+pub fn closed_loop(
+    plan: &ServicePlan,
+    w: &Workload,
+    units: u32,
+    clients: u32,
+    requests: u64,
+    seed: u64,
+) -> Result<sim::SimReport, String> {
+    let (i, o) = w.mean_tokens();
+    let cap = plan.unit_throughput_rps(w) * units.max(1) as f64;
+    if !(cap.is_finite() && cap > 0.0) {
+        return Err("the plan has no throughput".into());
+    }
+    // The fastest the loop can complete requests: the unit's full-load throughput, or every
+    // client served alone if that is less. The run lasts at least requests / that.
+    let lone = match plan {
+        ServicePlan::Generative(g) => g.lone_request_s(f64::from(i), f64::from(o)),
+        ServicePlan::Classic(c) => c.lone_request_s(),
+    };
+    let fastest = if lone > 0.0 {
+        cap.min(f64::from(clients) / lone)
+    } else {
+        cap
+    };
+    let shortest_s = requests as f64 / fastest;
+    let fleet = FleetSpec {
+        units: units.max(1),
+        server: server_model(plan),
+        dispatch: Dispatch::SharedQueue,
+        queue_cap: None,
+        timeout_s: None,
+    };
+    let run = RunSpec {
+        warmup_s: shortest_s * 0.1,
+        replications: 1,
+        seed,
+        quantiles: vec![],
+    };
+    let closed = sim::ClosedLoop {
+        clients,
+        think: sim::ThinkTime::None,
+        // The simulator's longest closed-loop window; `max_requests` ends the run first.
+        duration_s: 1e6,
+        max_requests: requests,
+    };
+    sim::simulate_closed(&fleet, &run, &closed, |_| {
+        std::iter::repeat(crate::traffic::Request {
+            arrival_ns: 0,
+            input_tokens: i,
+            output_tokens: o,
+            prefix: 0,
+        })
+    })
+    .map_err(|e| format!("the simulator refused the closed-loop run: {e}"))
+}
+
+/// Requests per simulated LLM Server run and bisection steps on its rate: an LLM request
+/// lasts hundreds of iterations, so fewer requests carry a steady tail (2⁻¹⁰ of capacity, 0.1 %).
+const TOKEN_SERVER_REQUESTS: u64 = 6_000;
+const TOKEN_SERVER_STEPS: u32 = 10;
+
+/// The highest Poisson rate \[req/s\] at which `units` units of a generative `plan` keep the
+/// p99 TTFT within `ttft_s` and the p99 TPOT within `tpot_s` (MLPerf Inference LLM Server
+/// constraints): bisection on the rate, each step a simulation of the planner's server model.
+fn highest_token_rate_within(
+    plan: &ServicePlan,
+    w: &Workload,
+    units: u32,
+    ttft_s: f64,
+    tpot_s: f64,
+) -> f64 {
+    let capacity = plan.unit_throughput_rps(w) * units as f64;
+    if !(capacity.is_finite() && capacity > 0.0) {
+        return 0.0;
+    }
+    let fleet = FleetSpec {
+        units,
+        server: server_model(plan),
+        dispatch: Dispatch::SharedQueue,
+        queue_cap: None,
+        timeout_s: None,
+    };
+    let (i, o) = w.mean_tokens();
+    let meets = |rate: f64| {
+        let duration = TOKEN_SERVER_REQUESTS as f64 / rate;
+        let run = RunSpec {
+            warmup_s: duration * 0.1,
+            replications: 1,
+            seed: SEED,
+            quantiles: vec![],
+        };
+        match sim::simulate(&fleet, &run, |rep| {
+            PoissonArrivals::new(SEED, rep, rate, TOKEN_SERVER_REQUESTS).with_tokens(i, o)
+        }) {
+            Ok(rep) => {
+                !rep.unstable
+                    && rep.ttft.as_ref().is_some_and(|s| s.p99.value_s <= ttft_s)
+                    && rep.tpot.as_ref().is_some_and(|s| s.p99.value_s <= tpot_s)
+            }
+            Err(_) => false,
+        }
+    };
+    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+    for _ in 0..TOKEN_SERVER_STEPS {
+        let mid = 0.5 * (lo + hi);
+        if meets(mid * capacity) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo * capacity
 }
 
 /// The highest Poisson rate at which `units` units of `plan` keep the p99 latency within
@@ -617,7 +877,7 @@ pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
         .iter()
         .map(|r| Ok(result(t, r, predict(t, r, &profiles[r.profile.as_str()])?)))
         .collect::<Result<Vec<_>, InputError>>()?;
-    let mut summary: Vec<Summary> = [Metric::Offline, Metric::Server, Metric::Tpot]
+    let mut summary: Vec<Summary> = Metric::ALL
         .into_iter()
         .filter_map(|m| summarize(&rows, Some(m)))
         .collect();

@@ -229,11 +229,24 @@ fn simulate(args: &SimulateArgs, global: &GlobalArgs) -> Result<()> {
     }
     let bar = Progress::new(shows_progress(global), Work::Planning);
     let tick = |done, total| bar.tick(done, total);
+    let record = args.requests_csv.is_some();
     let sweep = match args.concurrency {
-        Some(c) => search::sweep_closed(&scenario, &args.units, c, think_time(args)?, &tick)?,
-        None => search::sweep_sizes(&scenario, args.year, &args.units, &tick)?,
+        Some(c) => {
+            search::sweep_closed_with(&scenario, &args.units, c, think_time(args)?, &tick, record)?
+        }
+        None => search::sweep_sizes_with(&scenario, args.year, &args.units, &tick, record)?,
     };
     bar.finish();
+    if let Some(path) = &args.requests_csv {
+        crate::output::write_atomic(path, report::simulate::requests_csv(&sweep).as_bytes())
+            .map_err(|e| {
+                InputError::new(format!("--requests-csv {}: {e}", path.display()))
+                    .with_help("give a path in a directory that exists and can be written")
+            })?;
+        if !global.quiet && global.format == Format::Table {
+            eprintln!("wrote {}", path.display());
+        }
+    }
     match global.format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&sweep.runs)?),
         Format::Table if !global.quiet => print!("{}", report::simulate::render(&scenario, &sweep)),

@@ -58,8 +58,21 @@ pub struct LatencyAtPlan {
     /// percentile \[s\].
     pub ttft_s: Option<f64>,
     pub tpot_s: Option<f64>,
+    /// Half-widths of the 95 % confidence intervals of `ttft_s` and `tpot_s`, from the spread
+    /// between replications as for `slo_ci95_s` \[s\]; `None` without one (a single replication,
+    /// or not a generative workload).
+    pub ttft_ci95_s: Option<f64>,
+    pub tpot_ci95_s: Option<f64>,
     /// |L − λW| / λW of the design run (Little's law, checked on every run).
     pub little_relative_error: f64,
+    /// Generative workloads: tokens per second, KV-cache utilization and preemptions of the
+    /// design run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub llm: Option<crate::sim::LlmStats>,
+    /// Prefix caching on: the fraction of the design run's prompt tokens whose prefill a
+    /// replica's prefix cache skipped ([`crate::sim::PrefixCacheStats::hit_rate`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix_hit_rate: Option<f64>,
     /// The latency CDF of the design run as (latency \[s\], quantile).
     #[serde(skip)]
     pub cdf: Vec<(f64, f64)>,
@@ -134,6 +147,12 @@ pub struct LoadPoint {
     pub p50_s: f64,
     pub p95_s: f64,
     pub p99_s: f64,
+    /// Generative workloads: time to first token and time per output token at the SLO
+    /// percentile \[s\] (the contracted metrics, when the contract bounds them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ttft_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tpot_s: Option<f64>,
 }
 
 /// A change the capacity stage made to how a tier-year was measured, so that every evaluation is

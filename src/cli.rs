@@ -162,6 +162,10 @@ pub struct SimulateArgs {
     /// Closed loop: how think times are drawn (default exponential; ignored without --think-ms).
     #[arg(long, value_enum, requires = "think_ms", default_value_t = ThinkKind::Exponential)]
     pub think: ThinkKind,
+    /// Also write one CSV row per measured request served (tier, units, replication, arrival,
+    /// TTFT, TPOT, end-to-end in s, tokens in and out) to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub requests_csv: Option<PathBuf>,
 }
 
 /// How a closed-loop client's think time is drawn.

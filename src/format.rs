@@ -259,17 +259,102 @@ pub fn duration_ci(seconds: f64, half_width: Option<f64>) -> String {
     }
 }
 
-/// A value with the unit an input is declared in, scaled where the unit has SI prefixes:
-/// (2.56e11, "B") → "256 GB", (3.35e12, "B/s") → "3.35 TB/s", (60, "s") → "60 s"; other
-/// units follow the number as written: (0.12, "USD/kWh") → "0.12 USD/kWh".
+/// An input's value with the unit it is declared in — the one way the assumptions table, the
+/// method's list of estimates and the tornado's ranges (PDF and terminal) print a cited or
+/// estimated figure. The precision rule:
+///
+/// - **four significant figures**, whole-number digits never dropped, trailing zeros trimmed:
+///   0.123456 → "0.1235", 1.35 → "1.35", 126,700 → "126,700", 373,710.3 USD → "373,710 USD".
+///   Four figures keep 1 part in 1,000 of what a source quotes (its own precision is 2–4
+///   figures), so the rounding (≤ 0.05 %) is far below any flip point the report prints;
+/// - **money below $100 keeps its cents** (per-hour and per-kWh prices are quoted to the cent
+///   or finer): 28.106467 USD/h → "28.11 USD/h", 1.5 → "1.50", 0.0464 → "0.0464";
+/// - units with SI prefixes are scaled first: (2.56e11, "B") → "256 GB", (3.35e12, "B/s") →
+///   "3.35 TB/s", (9.894e14, "FLOP/s") → "989.4 TFLOP/s"; seconds read as [`duration`] does,
+///   at four figures: (0.0005, "s") → "0.5 ms", (60, "s") → "60 s";
+/// - magnitudes below 10⁻⁴ or from 10⁹ up (without an SI unit) take a power of ten:
+///   "2 × 10⁻⁵".
 pub fn quantity(value: f64, unit: &str) -> String {
+    let (number, unit) = quantity_parts(value, unit);
+    if unit.is_empty() || number == MISSING {
+        number
+    } else {
+        format!("{number} {unit}")
+    }
+}
+
+/// A range of an input's values: (0.08, 0.2, "USD/kWh") → "0.08 – 0.20 USD/kWh"; with a
+/// scaled unit each end carries its own: (8e10, 1.6e11, "B") → "80 GB – 160 GB".
+pub fn quantity_range(low: f64, high: f64, unit: &str) -> String {
+    let (lo, lo_unit) = quantity_parts(low, unit);
+    let (hi, hi_unit) = quantity_parts(high, unit);
+    if lo_unit == hi_unit && lo_unit == unit {
+        with_unit(format!("{lo} – {hi}"), unit)
+            .trim_end()
+            .to_string()
+    } else {
+        format!("{} – {}", quantity(low, unit), quantity(high, unit))
+    }
+}
+
+/// The number and the (possibly prefixed) unit [`quantity`] prints.
+fn quantity_parts(value: f64, unit: &str) -> (String, String) {
+    if !value.is_finite() {
+        return (MISSING.into(), unit.into());
+    }
+    let si_scaled = |unit: &str| {
+        const PREFIXES: [(f64, &str); 5] =
+            [(1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")];
+        let a = value.abs();
+        for (scale, prefix) in PREFIXES {
+            if a / scale >= 1.0 - 5e-5 {
+                return (figures4(value / scale, 0), format!("{prefix}{unit}"));
+            }
+        }
+        (figures4(value, 0), unit.to_string())
+    };
     match unit {
-        "B" => bytes(value),
-        "B/s" => bytes_per_s(value),
-        "FLOP/s" => flops(value),
-        "s" => duration(value),
-        "" => plain(value),
-        u => format!("{} {u}", plain(value)),
+        "B" | "B/s" | "FLOP/s" => si_scaled(unit),
+        "s" if value != 0.0 && value.abs() < 1.0 - 5e-5 => (figures4(value * 1e3, 0), "ms".into()),
+        u if u.starts_with("USD") && value.abs() < 100.0 - 5e-3 => {
+            (figures4(value, 2), u.to_string())
+        }
+        u => (figures4(value, 0), u.to_string()),
+    }
+}
+
+/// `x` to four significant figures with at least `min_decimals` decimals, grouped, trailing
+/// zeros beyond those trimmed; a power of ten below 10⁻⁴ and from 10⁹ up.
+fn figures4(x: f64, min_decimals: usize) -> String {
+    if x == 0.0 {
+        return grouped(0.0, min_decimals);
+    }
+    let a = x.abs();
+    if !(1e-4..1e9).contains(&a) {
+        let exp = a.log10().floor() as i32;
+        let mant = x / 10f64.powi(exp);
+        let m = format!("{mant:.3}");
+        let m = m.trim_end_matches('0').trim_end_matches('.');
+        return format!("{m} × 10{}", superscript(exp));
+    }
+    // Decimals for four figures, decided after rounding (9.9996 has the figures of 10.00).
+    let mut d = (3 - a.log10().floor() as i32).max(0) as usize;
+    if d > 0 && !stays_below(a, d, 10f64.powi(4 - d as i32)) {
+        d -= 1;
+    }
+    let s = grouped(x, d.max(min_decimals));
+    if !s.contains('.') {
+        return s;
+    }
+    let (int, frac) = s.split_once('.').unwrap_or((&s, ""));
+    let mut frac = frac.to_string();
+    while frac.len() > min_decimals && frac.ends_with('0') {
+        frac.pop();
+    }
+    if frac.is_empty() {
+        int.to_string()
+    } else {
+        format!("{int}.{frac}")
     }
 }
 
@@ -442,6 +527,50 @@ mod tests {
         assert_eq!(quantity(2.56e11, "B"), "256 GB");
         assert_eq!(quantity(3.35e12, "B/s"), "3.35 TB/s");
         assert_eq!(quantity(0.12, "USD/kWh"), "0.12 USD/kWh");
+    }
+
+    #[test]
+    fn input_values_keep_four_figures_and_cents() {
+        // (value, unit, printed): the rule of `quantity`, case by case.
+        let cases: &[(f64, &str, &str)] = &[
+            // Money below $100 to the cent, finer when the source is finer.
+            (28.106467, "USD/h", "28.11 USD/h"),
+            (1.5, "USD/h", "1.50 USD/h"),
+            (0.12, "USD/kWh", "0.12 USD/kWh"),
+            (0.0464, "USD/h", "0.0464 USD/h"),
+            (0.081234, "USD/kWh", "0.08123 USD/kWh"),
+            (99.999, "USD", "100 USD"),
+            // From $100 up: four figures, whole-number digits kept.
+            (123.456, "USD", "123.5 USD"),
+            (373_710.300308, "USD", "373,710 USD"),
+            (2_500.0, "USD/year", "2,500 USD/year"),
+            // Other units: four figures, trailing zeros trimmed.
+            (0.123456, "fraction", "0.1235 fraction"),
+            (0.07, "fraction/year", "0.07 fraction/year"),
+            (1.35, "", "1.35"),
+            (8.0, "GPUs", "8 GPUs"),
+            (126_700.0, "", "126,700"),
+            (9.99996, "", "10"),
+            (2e-5, "", "2 × 10⁻⁵"),
+            (8.034e9, "", "8.034 × 10⁹"),
+            // SI-prefixed units and durations.
+            (2.56e11, "B", "256 GB"),
+            (8e10, "B", "80 GB"),
+            (3.35e12, "B/s", "3.35 TB/s"),
+            (9.894e14, "FLOP/s", "989.4 TFLOP/s"),
+            (999.96e9, "B", "1 TB"),
+            (0.0005, "s", "0.5 ms"),
+            (0.0123456, "s", "12.35 ms"),
+            (60.0, "s", "60 s"),
+            (0.0, "USD/h", "0.00 USD/h"),
+            (f64::NAN, "USD", MISSING),
+        ];
+        for (v, unit, want) in cases {
+            assert_eq!(quantity(*v, unit), *want, "{v} {unit}");
+        }
+        assert_eq!(quantity_range(0.08, 0.2, "USD/kWh"), "0.08 – 0.20 USD/kWh");
+        assert_eq!(quantity_range(0.25, 0.5, ""), "0.25 – 0.5");
+        assert_eq!(quantity_range(8e10, 1.6e11, "B"), "80 GB – 160 GB");
     }
 
     #[test]

@@ -186,6 +186,39 @@ pub struct Batching {
     pub window_s: f64,
     /// Compiled batch shapes, ascending; empty means any size up to `max_batch`.
     pub compiled_batch_sizes: Vec<u32>,
+    /// CPUs: cores that run one request (or one batch) together with intra-op parallelism, the
+    /// way OpenVINO / IPEX / ONNX Runtime instances are pinned; 1 (the default) is one request
+    /// per core. A tier sets it (`cores_per_request`); profiles do not.
+    pub cores_per_request: u32,
+    /// How a generative model's iterations are scheduled (ignored by classic models).
+    pub generative: GenerativeScheduling,
+}
+
+/// The iteration scheduler of a generative model's serving engine: vLLM V1's by default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct GenerativeScheduling {
+    /// Chunked prefill under a per-iteration token budget: decodes first, then prompt chunks
+    /// fill the rest of the budget. vLLM V1 always enables it ("Optimization and Tuning",
+    /// <https://docs.vllm.ai/en/stable/configuration/optimization/>, read 2026-12-01). Off: every
+    /// admitted prompt is prefilled whole in one iteration, as vLLM V0 did by default.
+    pub chunked_prefill: bool,
+    /// The per-iteration token budget \[tokens\]; `None`: vLLM's default for the device
+    /// ([`crate::perf::default_max_batched_tokens`]).
+    pub max_batched_tokens: Option<u32>,
+    /// KV cache allocated in 16-token blocks as tokens are computed, preempting the newest
+    /// sequence when it runs out (vLLM); false: a request's whole context is reserved at
+    /// admission and nothing is preempted.
+    pub paged_kv: bool,
+}
+
+impl Default for GenerativeScheduling {
+    fn default() -> Self {
+        GenerativeScheduling {
+            chunked_prefill: true,
+            max_batched_tokens: None,
+            paged_kv: true,
+        }
+    }
 }
 
 /// Prices of one unit per deployment option.
@@ -223,6 +256,10 @@ pub struct Profile {
     pub chips: Cited,
     pub cores_per_chip: Option<Cited>,
     pub clock_ghz: Option<Cited>,
+    /// CPUs: private L2 cache per core \[B\].
+    pub l2_bytes_per_core: Option<Cited>,
+    /// CPUs: shared last-level cache (L3 / SLC) per chip \[B\].
+    pub llc_bytes_per_chip: Option<Cited>,
     pub memory_bytes_per_chip: Cited,
     pub memory_bandwidth_per_chip: Cited,
     /// Dense peak per chip \[FLOP/s or OP/s\].
@@ -389,6 +426,20 @@ fn validate(
             .with_help("add cores = { value = …, source = \"…\" } under [chip]"));
     }
     let clock_ghz = read(&numbers::CLOCK)?;
+    let l2_bytes_per_core = read(&numbers::L2_PER_CORE)?;
+    let llc_bytes_per_chip = read(&numbers::LLC)?;
+    if kind != UnitKind::Cpu {
+        for (given, n) in [
+            (f.chip.l2_mb_per_core.as_ref(), &numbers::L2_PER_CORE),
+            (f.chip.llc_mb.as_ref(), &numbers::LLC),
+        ] {
+            if let Some(e) = given {
+                return Err(src
+                    .error(&e.value, n.key, "is for `cpu` profiles only")
+                    .with_help("the planner reads cache sizes only for CPU cores (weights that fit stay in cache); remove it"));
+            }
+        }
+    }
     let memory = required(&numbers::MEMORY)?;
     let bandwidth = required(&numbers::BANDWIDTH)?;
     let mut peak = BTreeMap::new();
@@ -436,6 +487,8 @@ fn validate(
             max_batch: 1,
             window_s: 0.0,
             compiled_batch_sizes: vec![],
+            generative: GenerativeScheduling::default(),
+            cores_per_request: 1,
         },
         Some(b) => {
             let max_batch = *b.max_batch.get_ref();
@@ -472,6 +525,8 @@ fn validate(
                 max_batch,
                 window_s,
                 compiled_batch_sizes: sizes,
+                generative: GenerativeScheduling::default(),
+                cores_per_request: 1,
             }
         }
     };
@@ -520,6 +575,8 @@ fn validate(
         chips,
         cores_per_chip,
         clock_ghz,
+        l2_bytes_per_core,
+        llc_bytes_per_chip,
         memory_bytes_per_chip: memory,
         memory_bandwidth_per_chip: bandwidth,
         peak_per_chip: peak,
@@ -720,6 +777,8 @@ mod tests {
                 "chips",
                 "chip.cores",
                 "chip.clock_ghz",
+                "chip.l2_per_core [B]",
+                "chip.llc [B]",
                 "chip.memory [B]",
                 "chip.memory_bandwidth [B/s]",
                 "chip.peak.fp32 [FLOP/s]",

@@ -11,7 +11,31 @@
 //! with `F` FLOPs per item, `W` weight bytes (read once per batch) and `A` activation bytes per
 //! item (Williams, Waterman & Patterson, "Roofline", CACM 52(4), 2009). A many-core CPU runs one
 //! request per core and its cores share the chip's bandwidth: with `k` cores busy each gets
-//! `BW/k`, so a bandwidth-bound request slows as concurrency rises. An accelerator batches; a
+//! `BW/k`, so a bandwidth-bound request slows as concurrency rises.
+//!
+//! **CPU instances (intra-op parallelism and batching).** A tier may pin `c` cores to each
+//! request (`cores_per_request`, default 1), as OpenVINO / IPEX / ONNX Runtime instances and
+//! Intel's MLPerf harness do: a chip of `C` cores then has `n = ⌊C/c⌋` instances, each with
+//! `c×` one core's peak, sharing the chip's bandwidth among the busy instances (the same
+//! `BW/k` rule, `k` counting instances). A CPU tier with `max_batch > 1` batches on each
+//! instance the way an accelerator does (the simulator's batching server, one device per
+//! instance, `window_ms` to fill); its batch times take the bandwidth shared by all `n`
+//! instances, the full-load case, so a batched CPU tier is never faster at low load than this
+//! plan says. `c = 1` with `max_batch = 1` is exactly the one-request-per-core plan.
+//!
+//! **Cache-resident weights (CPUs).** The same weights serve every request, so a model whose
+//! weights fit in the cache the executing cores reach is not re-read from DRAM per request: the
+//! DRAM term drops `W` when `W ≤ c·L2 + LLC` — the private L2 of the instance's `c` cores
+//! (`chip.l2_mb_per_core`) plus the chip's shared last-level cache (`chip.llc_mb`, the VM's share
+//! on a cloud slice), which holds one copy for every instance since all run the same model.
+//! The weight read from cache is taken to hide under compute (cache bandwidth is several times
+//! DRAM's per core); activations still stream from DRAM. The rule is all-or-nothing: a model
+//! swept cyclically through a cache smaller than itself misses on every line under LRU
+//! replacement, so a model that does not fit pays the full DRAM read. A profile without cache
+//! sizes counts them as 0 (today's plan). Accelerators read weights once per batch and are not
+//! affected.
+//!
+//! An accelerator batches; a
 //! compiled-shape accelerator (Inferentia) pads a batch up to the next compiled size, paying for
 //! the padding. A generative model runs a compute-bound prefill, then memory-bound decode steps.
 //!
@@ -23,9 +47,9 @@
 
 use serde::Serialize;
 
-use crate::hardware::{Batching, Precision, Profile, UnitKind};
+use crate::hardware::{Batching, GenerativeScheduling, Precision, Profile, UnitKind};
 use crate::input::InputError;
-use crate::sim::Variability;
+use crate::sim::{IterationCost, IterationWork, KvAllocation, Scheduler, Variability};
 use crate::workload::{GenerativeModel, OpClass, Workload};
 
 /// Fraction of device memory a serving engine may use for weights and KV cache. vLLM's default
@@ -67,14 +91,20 @@ impl Roofline {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ClassicPlan {
     pub kind: UnitKind,
-    /// Execution slots per unit (cores, or devices).
+    /// Execution slots per unit (CPU instances of `cores_per_request` cores, or devices).
     pub slots: u32,
-    /// Cores sharing one chip's bandwidth (CPUs); 1 for accelerators.
+    /// Slots sharing one chip's bandwidth (CPUs: instances per chip, which is cores per chip at
+    /// one core per request); 1 for accelerators.
     pub cores_per_chip: u32,
+    /// CPUs: cores running one request or batch together (1 for accelerators).
+    pub cores_per_request: u32,
+    /// CPUs: the weights fit the cache the executing cores reach, so the DRAM term omits them.
+    pub weights_in_cache: bool,
     pub roofline: Roofline,
-    /// CPUs: service time of one request when k cores of its chip are busy, k = 1..=cores.
+    /// CPUs: service time of one request when k slots of its chip are busy, k = 1..=slots per chip.
     pub time_at_busy_s: Vec<f64>,
-    /// Accelerators: time of a batch of b requests, b = 1..=max_batch, padded to compiled shapes.
+    /// Accelerators and batching CPU tiers: time of a batch of b requests, b = 1..=max_batch,
+    /// padded to compiled shapes.
     pub batch_time_s: Vec<f64>,
     pub batching: Batching,
     /// Spread of each request's (CPU) or batch's (accelerator) time around the times above,
@@ -86,7 +116,7 @@ impl ClassicPlan {
     /// Requests per second one unit sustains with every slot busy at full batch.
     pub fn unit_throughput_rps(&self) -> f64 {
         match self.kind {
-            UnitKind::Cpu => {
+            UnitKind::Cpu if !self.cpu_batches() => {
                 self.slots as f64 / self.time_at_busy_s[self.cores_per_chip as usize - 1]
             }
             _ => {
@@ -102,6 +132,12 @@ impl ClassicPlan {
             UnitKind::Cpu => self.time_at_busy_s[0],
             _ => self.batch_time_s[0],
         }
+    }
+
+    /// A CPU tier that batches on its instances (`max_batch > 1`): simulated as a batching
+    /// server with one device per instance.
+    pub fn cpu_batches(&self) -> bool {
+        self.kind == UnitKind::Cpu && self.batching.max_batch > 1
     }
 }
 
@@ -124,27 +160,66 @@ pub struct GenerativePlan {
     pub weight_read_s: f64,
     /// Reading one token of KV cache \[s\].
     pub kv_read_s_per_token: f64,
+    /// Attention compute per query–key pair \[s\] ([`GenerativeModel::attention_flops_per_pair`]).
+    pub attention_s_per_pair: f64,
+    /// Token budget and KV allocation of an iteration.
+    pub scheduler: Scheduler,
     /// Spread of each iteration's time around [`GenerativePlan::iteration_s`], its mean.
     pub variability: Variability,
 }
 
 impl GenerativePlan {
-    /// Time of one iteration with `prefill` prompt tokens, `decode` running sequences and
-    /// `context` tokens of KV cache in the batch — the same roofline, per iteration.
-    pub fn iteration_s(&self, prefill: f64, decode: f64, context: f64) -> f64 {
-        let compute = prefill * self.prefill_s_per_token + decode * self.decode_compute_s_per_seq;
-        let memory = self.weight_read_s + context * self.kv_read_s_per_token;
-        self.fixed_s + compute.max(memory)
+    /// The iteration cost the simulator plays: the same numbers, so the plan and the simulator
+    /// share one formula ([`IterationCost::iteration_s`]).
+    pub fn cost(&self) -> IterationCost {
+        IterationCost {
+            fixed_s: self.fixed_s,
+            prefill_s_per_token: self.prefill_s_per_token,
+            decode_compute_s_per_seq: self.decode_compute_s_per_seq,
+            weight_read_s: self.weight_read_s,
+            kv_read_s_per_token: self.kv_read_s_per_token,
+            attention_s_per_pair: self.attention_s_per_pair,
+        }
     }
 
-    /// Time to first token of a request alone on a replica: its prefill iteration \[s\].
+    /// Time of one iteration with `prefill` prompt tokens, `decode` running sequences,
+    /// `pairs` attention query–key pairs and `context` tokens of KV cache read.
+    pub fn iteration_s(&self, prefill: f64, decode: f64, pairs: f64, context: f64) -> f64 {
+        self.cost().iteration_s(&IterationWork {
+            prefill_tokens: prefill,
+            decode_seqs: decode,
+            attention_pairs: pairs,
+            context_tokens: context,
+        })
+    }
+
+    /// Prompt tokens one iteration may prefill for a lone request (the budget, or the prompt).
+    fn chunk_tokens(&self) -> f64 {
+        self.scheduler
+            .max_batched_tokens
+            .map_or(f64::INFINITY, f64::from)
+    }
+
+    /// Time to first token of a request alone on a replica: its prefill iterations, one per
+    /// chunk of the token budget \[s\].
     pub fn lone_ttft_s(&self, prompt: f64) -> f64 {
-        self.iteration_s(prompt, 0.0, prompt)
+        let chunk = self.chunk_tokens().max(1.0);
+        let prompt = prompt.max(1.0);
+        let mut done = 0.0;
+        let mut t = 0.0;
+        // At most MAX_TOKENS / 1 chunks; prompts are bounded by the workload's max_tokens.
+        while done < prompt {
+            let n = chunk.min(prompt - done);
+            let pairs = n * done + n * (n + 1.0) / 2.0;
+            t += self.iteration_s(n, 0.0, pairs, done + n);
+            done += n;
+        }
+        t
     }
 
     /// One decode step of a sequence alone on a replica with `context` tokens \[s\].
     pub fn lone_tpot_s(&self, context: f64) -> f64 {
-        self.iteration_s(0.0, 1.0, context)
+        self.iteration_s(0.0, 1.0, context, context)
     }
 
     /// End-to-end time of a request alone on a replica: prefill, then a step per further token.
@@ -153,19 +228,68 @@ impl GenerativePlan {
     }
 
     /// Requests per second one unit sustains at steady state with `prompt` and `output` mean
-    /// tokens, every replica running at the largest batch its KV cache and `max_batch` allow.
+    /// tokens, every replica running at the largest batch its KV cache, its token budget and
+    /// `max_batch` allow.
     pub fn unit_throughput_rps(&self, prompt: f64, output: f64) -> f64 {
-        let per_request_context = prompt + output;
-        let by_kv = (self.kv_capacity_tokens as f64 / per_request_context).floor();
-        let batch = by_kv.min(self.max_batch as f64).max(1.0);
+        // KV held per sequence: its whole context when reserved; under paged allocation, on
+        // average the prompt and half the output (plus half a block of rounding).
+        let per_request_kv = match self.scheduler.kv {
+            KvAllocation::Reserve => prompt + output,
+            KvAllocation::Paged { block_tokens } => {
+                prompt + output / 2.0 + f64::from(block_tokens) / 2.0
+            }
+        };
+        let by_kv = (self.kv_capacity_tokens as f64 / per_request_kv).floor();
+        // Each step computes one token per decoding sequence and prompt/output prompt tokens
+        // per sequence on average: batch·(1 + prompt/output) tokens within the budget.
+        let by_budget = (self.chunk_tokens() * output / (output + prompt)).floor();
+        let batch = by_kv.min(by_budget).min(self.max_batch as f64).max(1.0);
         // At steady state each step decodes `batch` sequences whose mean context is
         // prompt + output/2, and prefills batch/output new prompts on average.
+        let mean_context = prompt + output / 2.0;
+        let new_prompts = batch / output;
         let step = self.iteration_s(
-            batch / output * prompt,
+            new_prompts * prompt,
             batch,
-            batch * (prompt + output / 2.0),
+            batch * mean_context + new_prompts * prompt * (prompt + 1.0) / 2.0,
+            batch * mean_context,
         );
         self.replicas_per_unit as f64 * batch / (output * step)
+    }
+}
+
+/// vLLM V1's default `max_num_batched_tokens` for an OpenAI-compatible server: 8,192 on a device
+/// with at least 70 GiB of memory (H100, MI300X; vLLM excludes the A100), 2,048 otherwise
+/// (`EngineArgs.get_batch_defaults`, vllm/engine/arg_utils.py, vLLM 0.10–0.11, 2025). Applied by
+/// the memory of one device (one CPU chip's DRAM for a CPU).
+pub fn default_max_batched_tokens(profile: &Profile) -> u32 {
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    if profile.memory_bytes_per_chip.value >= 70.0 * GIB && !profile.name.contains("a100") {
+        8192
+    } else {
+        2048
+    }
+}
+
+/// vLLM's default KV block size on GPUs \[tokens\] (engine argument `block_size`, default 16;
+/// Kwon et al., "Efficient Memory Management for Large Language Model Serving with
+/// PagedAttention", SOSP 2023, §4 uses blocks of 16 tokens).
+pub const KV_BLOCK_TOKENS: u32 = 16;
+
+/// The simulator's scheduler for a tier's generative scheduling choice on `profile`.
+pub fn scheduler(profile: &Profile, g: &GenerativeScheduling) -> Scheduler {
+    Scheduler {
+        max_batched_tokens: g.chunked_prefill.then(|| {
+            g.max_batched_tokens
+                .unwrap_or_else(|| default_max_batched_tokens(profile))
+        }),
+        kv: if g.paged_kv {
+            KvAllocation::Paged {
+                block_tokens: KV_BLOCK_TOKENS,
+            }
+        } else {
+            KvAllocation::Reserve
+        },
     }
 }
 
@@ -244,56 +368,49 @@ pub fn plan(
                 roof.e_compute = e;
             }
             check_fits(profile, w, 1)?;
-            let cores = if profile.kind == UnitKind::Cpu {
-                profile
-                    .cores_per_chip
-                    .as_ref()
-                    .map_or(1, |c| c.value as u32)
-            } else {
-                1
+            // Each request's own length sets its work when the model has a length distribution.
+            let variability = match model.relative_work_by_length() {
+                Some(relative_work) => Variability::BySize {
+                    relative_work,
+                    cv: profile.service_cv.value,
+                },
+                None => Variability::lognormal(profile.service_cv.value),
             };
-            let time_at_busy_s = if profile.kind == UnitKind::Cpu {
-                (1..=cores)
-                    .map(|k| roof.batch_time(1.0, f, w, a, k as f64))
-                    .collect()
-            } else {
-                vec![]
-            };
-            let batch_time_s = if profile.kind == UnitKind::Cpu {
-                vec![time_at_busy_s[0]]
-            } else {
-                (1..=batching.max_batch)
-                    .map(|b| {
-                        let padded = padded_batch(b, &batching.compiled_batch_sizes) as f64;
-                        roof.batch_time(padded, f, w, a, 1.0)
-                    })
-                    .collect()
-            };
+            if profile.kind == UnitKind::Cpu {
+                return Ok(ServicePlan::Classic(cpu_classic_plan(
+                    profile,
+                    roof,
+                    batching,
+                    (f, w, a),
+                    variability,
+                )?));
+            }
+            let batch_time_s = (1..=batching.max_batch)
+                .map(|b| {
+                    let padded = padded_batch(b, &batching.compiled_batch_sizes) as f64;
+                    roof.batch_time(padded, f, w, a, 1.0)
+                })
+                .collect();
             Ok(ServicePlan::Classic(ClassicPlan {
                 kind: profile.kind,
                 slots: profile.slots(),
-                cores_per_chip: cores,
+                cores_per_chip: 1,
+                cores_per_request: 1,
+                weights_in_cache: false,
                 roofline: roof,
-                time_at_busy_s,
+                time_at_busy_s: vec![],
                 batch_time_s,
-                batching: if profile.kind == UnitKind::Cpu {
-                    Batching {
-                        max_batch: 1,
-                        window_s: 0.0,
-                        compiled_batch_sizes: vec![],
-                    }
-                } else {
-                    batching.clone()
-                },
-                variability: match model.relative_work_by_length() {
-                    Some(relative_work) => Variability::BySize {
-                        relative_work,
-                        cv: profile.service_cv.value,
-                    },
-                    None => Variability::lognormal(profile.service_cv.value),
-                },
+                batching: batching.clone(),
+                variability,
             }))
         }
+        Workload::Generative { .. } if batching.cores_per_request != 1 => Err(InputError::new(
+            format!(
+                "cores_per_request = {} has no effect on a generative model: a CPU replica runs on all cores of a chip",
+                batching.cores_per_request
+            ),
+        )
+        .with_help("remove cores_per_request from the tier")),
         Workload::Generative {
             model,
             prompt_tokens,
@@ -304,7 +421,13 @@ pub fn plan(
             model,
             precision,
             batching,
-            roof,
+            // A transformer's prefill and decode are GEMMs: the profile's matmul efficiency
+            // when it sets one (fitted on BERT, the same operator class), else `compute`.
+            Roofline {
+                e_compute: class_efficiency(profile, Some(OpClass::Matmul))
+                    .unwrap_or(roof.e_compute),
+                ..roof
+            },
             (prompt_tokens.mean(), output_tokens.mean().max(1.0)),
         )
         .map(ServicePlan::Generative),
@@ -319,6 +442,78 @@ pub fn class_efficiency(profile: &Profile, class: Option<OpClass>) -> Option<f64
         OpClass::Matmul => profile.efficiency_compute_matmul.as_ref(),
     }
     .map(|c| c.value)
+}
+
+/// Cache the executing cores of one CPU instance reach for the model's weights \[B\]: the
+/// private L2 of its `cores_per_request` cores plus the chip's shared last-level cache.
+pub fn instance_cache_bytes(profile: &Profile, cores_per_request: u32) -> f64 {
+    let l2 = profile.l2_bytes_per_core.as_ref().map_or(0.0, |c| c.value);
+    let llc = profile.llc_bytes_per_chip.as_ref().map_or(0.0, |c| c.value);
+    cores_per_request as f64 * l2 + llc
+}
+
+/// The classic plan of a CPU tier: `n = ⌊cores / cores_per_request⌋` instances per chip, each
+/// with `cores_per_request`× one core's peak, sharing the chip's bandwidth; weights that fit the
+/// instance's cache are not read from DRAM (the rules in this module's header).
+fn cpu_classic_plan(
+    profile: &Profile,
+    core: Roofline,
+    batching: &Batching,
+    (f, w, a): (f64, f64, f64),
+    variability: Variability,
+) -> Result<ClassicPlan, InputError> {
+    let cores = profile
+        .cores_per_chip
+        .as_ref()
+        .map_or(1, |c| c.value as u32);
+    let k = batching.cores_per_request.max(1);
+    if k > cores {
+        return Err(InputError::new(format!(
+            "cores_per_request = {k} exceeds the {cores} cores of a `{}` chip",
+            profile.name
+        ))
+        .with_help(format!("valid: a whole number from 1 to {cores}")));
+    }
+    let instances = cores / k;
+    let roof = Roofline {
+        peak_flops: core.peak_flops * k as f64,
+        ..core
+    };
+    let weights_in_cache = w <= instance_cache_bytes(profile, k);
+    let w_dram = if weights_in_cache { 0.0 } else { w };
+    let time_at_busy_s: Vec<f64> = (1..=instances)
+        .map(|j| roof.batch_time(1.0, f, w_dram, a, j as f64))
+        .collect();
+    let cpu_batching = Batching {
+        max_batch: batching.max_batch.max(1),
+        window_s: if batching.max_batch > 1 {
+            batching.window_s
+        } else {
+            0.0
+        },
+        compiled_batch_sizes: vec![],
+        cores_per_request: k,
+        generative: batching.generative,
+    };
+    let batch_time_s = if cpu_batching.max_batch > 1 {
+        (1..=cpu_batching.max_batch)
+            .map(|b| roof.batch_time(b as f64, f, w_dram, a, instances as f64))
+            .collect()
+    } else {
+        vec![time_at_busy_s[0]]
+    };
+    Ok(ClassicPlan {
+        kind: profile.kind,
+        slots: profile.chip_count() * instances,
+        cores_per_chip: instances,
+        cores_per_request: k,
+        weights_in_cache,
+        roofline: roof,
+        time_at_busy_s,
+        batch_time_s,
+        batching: cpu_batching,
+        variability,
+    })
 }
 
 /// The smallest compiled shape that holds `b` requests (or `b` itself when shapes are free).
@@ -372,16 +567,19 @@ fn generative_plan(
     let layout = |devices: u32, peak: f64, bandwidth: f64| {
         let kv_capacity = ((devices as f64 * mem * USABLE_MEMORY_FRACTION - w) / kv).floor() as u64;
         let flops_per_token = model.flops_per_token();
+        let compute = peak * roof.e_compute;
         GenerativePlan {
             devices_per_replica: devices,
             replicas_per_unit: (chips / devices).max(1),
             kv_capacity_tokens: kv_capacity,
             max_batch: batching.max_batch.max(1),
             fixed_s: roof.t0_s,
-            prefill_s_per_token: flops_per_token / (peak * roof.e_compute),
-            decode_compute_s_per_seq: flops_per_token / (peak * roof.e_compute),
+            prefill_s_per_token: flops_per_token / compute,
+            decode_compute_s_per_seq: flops_per_token / compute,
             weight_read_s: w / (bandwidth * roof.e_memory),
             kv_read_s_per_token: kv / (bandwidth * roof.e_memory),
+            attention_s_per_pair: model.attention_flops_per_pair() / compute,
+            scheduler: scheduler(profile, &batching.generative),
             variability: Variability::lognormal(profile.service_cv.value),
         }
     };
@@ -409,6 +607,147 @@ fn generative_plan(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn cpu_profile(name: &str) -> Profile {
+        crate::hardware::ProfileSearch::default()
+            .load(name, std::path::Path::new("."))
+            .unwrap()
+    }
+
+    fn classic(model: &str, precision: Precision) -> Workload {
+        Workload::Classic {
+            model: crate::workload::classic_preset(model).unwrap(),
+            precision,
+        }
+    }
+
+    fn classic_plan(p: &Profile, w: &Workload, b: &Batching) -> ClassicPlan {
+        match plan(p, w, w.precision(), b).unwrap() {
+            ServicePlan::Classic(c) => c,
+            ServicePlan::Generative(_) => unreachable!(),
+        }
+    }
+
+    /// A one-core-per-request CPU plan as it was before instances and cache sizes existed: every
+    /// request on one core, weights read from DRAM, `BW/k` with k cores busy.
+    fn one_core_plan_by_hand(p: &Profile, w: &Workload) -> Vec<f64> {
+        let roof = slot_roofline(p, w.precision()).unwrap();
+        let Workload::Classic { model, .. } = w else {
+            unreachable!()
+        };
+        let cores = p.cores_per_chip.as_ref().unwrap().value as u32;
+        (1..=cores)
+            .map(|k| {
+                roof.batch_time(
+                    1.0,
+                    model.flops_per_item.value,
+                    w.weight_bytes(w.precision()),
+                    model.activation_elements_per_item.value * w.precision().bytes(),
+                    k as f64,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn cores_per_request_one_without_caches_is_the_one_request_per_core_plan() {
+        let mut p = cpu_profile("aws-c7i.8xlarge");
+        p.l2_bytes_per_core = None;
+        p.llc_bytes_per_chip = None;
+        let w = classic("resnet-50", Precision::Int8);
+        let c = classic_plan(&p, &w, &p.batching.clone());
+        assert_eq!(c.time_at_busy_s, one_core_plan_by_hand(&p, &w));
+        assert_eq!(
+            (c.slots, c.cores_per_chip, c.cores_per_request),
+            (16, 16, 1)
+        );
+        assert!(!c.weights_in_cache && !c.cpu_batches());
+        assert_eq!(c.batching.max_batch, 1);
+    }
+
+    #[test]
+    fn weights_that_fit_the_cache_skip_the_dram_read() {
+        // all-minilm-l6-v2 (22.7 M parameters, 22.7 MB at int8) fits c7i's 2 MB L2 + 30 MB L3
+        // share; a memory-bound case: with all 16 cores busy, a core's DRAM share is 4.8 GB/s.
+        let p = cpu_profile("aws-c7i.8xlarge");
+        let w = classic("all-minilm-l6-v2", Precision::Int8);
+        let fits = classic_plan(&p, &w, &p.batching.clone());
+        assert!(fits.weights_in_cache, "MiniLM int8 should fit 32 MB");
+        let mut no_cache = p.clone();
+        no_cache.llc_bytes_per_chip = None;
+        let misses = classic_plan(&no_cache, &w, &no_cache.batching.clone());
+        assert!(!misses.weights_in_cache);
+        let Workload::Classic { model, .. } = &w else {
+            unreachable!()
+        };
+        let wb = w.weight_bytes(Precision::Int8);
+        let ab = model.activation_elements_per_item.value;
+        let r = fits.roofline;
+        let t0 = r.t0_s;
+        let k = 16.0;
+        // Memory-bound both ways at 16 busy cores: the DRAM term shrinks from (W + A) to A bytes,
+        // so the time beyond t0 falls by the bytes ratio (the DRAM bandwidth is the same).
+        let dram = |bytes: f64| bytes / (r.bandwidth / k * r.e_memory);
+        let compute = model.flops_per_item.value / (r.peak_flops * r.e_compute);
+        let slow = misses.time_at_busy_s[15] - t0;
+        let fast = fits.time_at_busy_s[15] - t0;
+        assert!((slow - dram(wb + ab).max(compute)).abs() < 1e-12 * slow.max(1.0));
+        assert!((fast - dram(ab).max(compute)).abs() < 1e-12 * slow.max(1.0));
+        assert!(fast < slow, "{fast} !< {slow}");
+        if dram(ab) > compute {
+            assert!(((slow / fast) - (wb + ab) / ab).abs() < 1e-9);
+        } else {
+            // Compute-bound once the weights stay in cache.
+            assert!((fast - compute).abs() < 1e-15);
+        }
+        // A model larger than the cache (BERT-large, 340 MB) is read from DRAM as before.
+        let big = classic("bert-large", Precision::Int8);
+        assert!(!classic_plan(&p, &big, &p.batching.clone()).weights_in_cache);
+    }
+
+    #[test]
+    fn k_cores_per_request_give_k_times_the_compute_of_a_compute_bound_request() {
+        // BERT-large at int8 on c7i: 4 cores per request, each request compute-bound alone.
+        let p = cpu_profile("aws-c7i.8xlarge");
+        let w = classic("bert-large", Precision::Int8);
+        let one = classic_plan(&p, &w, &p.batching.clone());
+        let mut b = p.batching.clone();
+        b.cores_per_request = 4;
+        let four = classic_plan(&p, &w, &b);
+        assert_eq!((four.slots, four.cores_per_chip), (4, 4));
+        assert_eq!(four.roofline.peak_flops, 4.0 * one.roofline.peak_flops);
+        let Workload::Classic { model, .. } = &w else {
+            unreachable!()
+        };
+        let t0 = one.roofline.t0_s;
+        let compute1 =
+            model.flops_per_item.value / (one.roofline.peak_flops * one.roofline.e_compute);
+        assert!(
+            (one.time_at_busy_s[0] - t0 - compute1).abs() < 1e-12,
+            "compute-bound alone"
+        );
+        assert!(((one.time_at_busy_s[0] - t0) / (four.time_at_busy_s[0] - t0) - 4.0).abs() < 1e-9);
+        // Too many cores per request is refused, naming the chip's core count.
+        b.cores_per_request = 17;
+        let e = plan(&p, &w, Precision::Int8, &b).unwrap_err();
+        assert!(e.message.contains("16 cores"), "{}", e.message);
+    }
+
+    #[test]
+    fn a_batching_cpu_tier_runs_batches_on_its_instances() {
+        let p = cpu_profile("aws-c7i.8xlarge");
+        let w = classic("bert-large", Precision::Int8);
+        let mut b = p.batching.clone();
+        b.cores_per_request = 8;
+        b.max_batch = 4;
+        let c = classic_plan(&p, &w, &b);
+        assert!(c.cpu_batches());
+        assert_eq!((c.slots, c.batch_time_s.len()), (2, 4));
+        // Batch times use the bandwidth shared by both instances; throughput is slots x b / t(b).
+        let t4 = c.batch_time_s[3];
+        assert!((c.unit_throughput_rps() - 2.0 * 4.0 / t4).abs() < 1e-9);
+        assert!(c.batch_time_s.windows(2).all(|x| x[1] >= x[0]));
+    }
 
     #[test]
     fn roofline_matches_hand_computed_cases() {
@@ -456,11 +795,79 @@ mod tests {
             decode_compute_s_per_seq: 1e-5,
             weight_read_s: 0.01,
             kv_read_s_per_token: 1e-7,
+            attention_s_per_pair: 0.0,
+            scheduler: Scheduler::legacy(),
             variability: Variability::None,
         };
         // Decode of 8 sequences with 8,000 context tokens: memory 0.01 + 0.0008 beats compute 8e-5.
-        assert!((p.iteration_s(0.0, 8.0, 8000.0) - 0.0108).abs() < 1e-12);
+        assert!((p.iteration_s(0.0, 8.0, 8000.0, 8000.0) - 0.0108).abs() < 1e-12);
         // A 2,000-token prefill is compute-bound: 0.02 s.
-        assert!((p.iteration_s(2000.0, 0.0, 0.0) - 0.02).abs() < 1e-12);
+        assert!((p.iteration_s(2000.0, 0.0, 0.0, 0.0) - 0.02).abs() < 1e-12);
+    }
+
+    fn llama_like(scheduler: Scheduler) -> GenerativePlan {
+        GenerativePlan {
+            devices_per_replica: 1,
+            replicas_per_unit: 1,
+            kv_capacity_tokens: 1_000_000,
+            max_batch: 256,
+            fixed_s: 0.0005,
+            prefill_s_per_token: 2e-5,
+            decode_compute_s_per_seq: 2e-5,
+            weight_read_s: 0.008,
+            kv_read_s_per_token: 2e-8,
+            // 4 × 32 layers × 4096 hidden / 800 TFLOP/s.
+            attention_s_per_pair: 4.0 * 32.0 * 4096.0 / 8e14,
+            scheduler,
+            variability: Variability::None,
+        }
+    }
+
+    /// Attention grows with context: the same request mix at longer prompts sustains fewer
+    /// requests per second than weights-only FLOPs alone would allow, and the gap widens.
+    #[test]
+    fn attention_flops_make_throughput_fall_with_context() {
+        let with = llama_like(Scheduler::legacy());
+        let without = GenerativePlan {
+            attention_s_per_pair: 0.0,
+            ..with.clone()
+        };
+        let mut last_ratio = 1.0;
+        for prompt in [1_000.0, 4_000.0, 16_000.0] {
+            let a = with.unit_throughput_rps(prompt, 200.0);
+            let b = without.unit_throughput_rps(prompt, 200.0);
+            let ratio = a / b;
+            assert!(
+                ratio < last_ratio,
+                "prompt {prompt}: {ratio} vs {last_ratio}"
+            );
+            last_ratio = ratio;
+        }
+        assert!(last_ratio < 0.9, "{last_ratio}");
+        // A decode step at 32k context costs more than one at 1k.
+        assert!(with.lone_tpot_s(32_000.0) > with.lone_tpot_s(1_000.0));
+    }
+
+    /// A lone prompt under a token budget takes one iteration per chunk; the attention pairs of
+    /// the chunks add up to the whole prompt's, so only the per-iteration costs differ.
+    #[test]
+    fn chunked_lone_ttft_counts_one_iteration_per_chunk() {
+        let whole = llama_like(Scheduler::legacy());
+        let chunked = llama_like(Scheduler {
+            max_batched_tokens: Some(2048),
+            kv: KvAllocation::Reserve,
+        });
+        // 5,000 tokens: chunks of 2048, 2048, 904, each compute-bound.
+        let pairs = |c: f64, n: f64| n * c + n * (n + 1.0) / 2.0;
+        let expect = [(0.0, 2048.0), (2048.0, 2048.0), (4096.0, 904.0)]
+            .iter()
+            .map(|&(c, n)| whole.iteration_s(n, 0.0, pairs(c, n), c + n))
+            .sum::<f64>();
+        assert!((chunked.lone_ttft_s(5000.0) - expect).abs() < 1e-12);
+        assert!(chunked.lone_ttft_s(5000.0) > whole.lone_ttft_s(5000.0));
+        assert_eq!(
+            pairs(0.0, 2048.0) + pairs(2048.0, 2048.0) + pairs(4096.0, 904.0),
+            pairs(0.0, 5000.0)
+        );
     }
 }

@@ -112,9 +112,42 @@ pub struct TierResult {
     /// The region the profile's prices are for, when it names one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub price_region: Option<String>,
+    /// [`TierResult::utilization`] of each year's planned fleet, in the order of `capacity`
+    /// (a fraction; the CSV's `utilization_pct` is the same value in percent). Filled by
+    /// [`TierResult::judge`].
+    pub utilization: Vec<f64>,
+    /// [`decision::year_status`] of each year's planned fleet, in the order of `capacity`, and
+    /// the tier's verdict ([`decision::tier_status`], the worst year). Filled by
+    /// [`TierResult::judge`].
+    pub slo_status_by_year: Vec<decision::SloStatus>,
+    pub slo_status: decision::SloStatus,
+}
+
+impl ScenarioSummary {
+    /// The contract's bounds, for [`decision::year_status`] and [`decision::tier_status`].
+    pub fn bounds(&self) -> decision::Bounds {
+        decision::Bounds {
+            latency_s: self.slo_latency_s,
+            ttft_s: self.slo_ttft_s,
+            tpot_s: self.slo_tpot_s,
+        }
+    }
 }
 
 impl TierResult {
+    /// Fill the figures `results.json` carries beside the plan — each year's utilization and
+    /// contract status, and the tier's verdict — from the functions every report calls, so the
+    /// JSON says what the terminal, CSV and PDF say.
+    pub fn judge(&mut self, bounds: &decision::Bounds) {
+        self.utilization = self.capacity.iter().map(|c| self.utilization(c)).collect();
+        self.slo_status_by_year = self
+            .capacity
+            .iter()
+            .map(|c| decision::year_status(c, bounds))
+            .collect();
+        self.slo_status = decision::tier_status(self, bounds);
+    }
+
     /// Whether every year's fleet meets the contract.
     pub fn meets_slo(&self) -> bool {
         self.infeasible.is_none() && self.capacity.iter().all(|c| c.stop.meets_slo())
@@ -141,28 +174,71 @@ impl TierResult {
     /// broken at every load simulated; the last load simulated when it is never broken.
     pub fn slo_limit_rps(&self, percentile: f64, bound_s: Option<f64>) -> Option<f64> {
         let bound = bound_s?;
-        let value = |l: &LoadPoint| match percentile {
-            p if p < 72.5 => l.p50_s,
-            p if p < 97.0 => l.p95_s,
-            _ => l.p99_s,
-        };
-        let mut curve: Vec<&LoadPoint> = self
+        self.limit_rps(
+            |l| {
+                Some(match percentile {
+                    p if p < 72.5 => l.p50_s,
+                    p if p < 97.0 => l.p95_s,
+                    _ => l.p99_s,
+                })
+            },
+            bound,
+        )
+    }
+
+    /// The highest offered load the last year's planned fleet carries with `value` (a metric
+    /// read off each simulated load point; points without it are left out) within `bound_s`,
+    /// linear between simulated points \[req/s\]: `None` without points, or when the bound is
+    /// broken at every load simulated; the last load simulated when it is never broken.
+    pub fn limit_rps(
+        &self,
+        value: impl Fn(&LoadPoint) -> Option<f64>,
+        bound_s: f64,
+    ) -> Option<f64> {
+        let mut curve: Vec<(f64, f64)> = self
             .latency_curve
             .iter()
             .filter(|l| l.offered_rps.is_finite())
+            .filter_map(|l| value(l).map(|v| (l.offered_rps, v)))
             .collect();
-        curve.sort_by(|a, b| a.offered_rps.total_cmp(&b.offered_rps));
-        let Some(bad) = curve.iter().position(|l| value(l) > bound) else {
-            return curve.last().map(|l| l.offered_rps);
+        curve.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let Some(bad) = curve.iter().position(|l| l.1 > bound_s) else {
+            return curve.last().map(|l| l.0);
         };
         let (a, b) = (curve.get(bad.checked_sub(1)?)?, curve[bad]);
-        let (va, vb) = (value(a), value(b));
-        let t = if vb > va {
-            ((bound - va) / (vb - va)).clamp(0.0, 1.0)
+        let t = if b.1 > a.1 {
+            ((bound_s - a.1) / (b.1 - a.1)).clamp(0.0, 1.0)
         } else {
             0.0
         };
-        Some(a.offered_rps + t * (b.offered_rps - a.offered_rps))
+        Some(a.0 + t * (b.0 - a.0))
+    }
+
+    /// The highest offered load the last year's planned fleet carries within every bound of
+    /// the contract it was simulated against (end-to-end at the percentile, time to first
+    /// token, time per output token), the lowest of [`TierResult::limit_rps`] over them
+    /// \[req/s\]; `None` when no bounded metric has a curve, or one is broken at every load.
+    pub fn contract_limit_rps(&self, percentile: f64, bounds: &decision::Bounds) -> Option<f64> {
+        let mut limits = vec![];
+        if bounds.latency_s.is_some() {
+            limits.push(self.slo_limit_rps(percentile, bounds.latency_s));
+        }
+        if let Some(b) = bounds.ttft_s
+            && self.latency_curve.iter().any(|l| l.ttft_s.is_some())
+        {
+            limits.push(self.limit_rps(|l| l.ttft_s, b));
+        }
+        if let Some(b) = bounds.tpot_s
+            && self.latency_curve.iter().any(|l| l.tpot_s.is_some())
+        {
+            limits.push(self.limit_rps(|l| l.tpot_s, b));
+        }
+        if limits.is_empty() {
+            return None;
+        }
+        limits
+            .into_iter()
+            .try_fold(f64::INFINITY, |m, l| l.map(|l| m.min(l)))
     }
 }
 
@@ -400,7 +476,18 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
             latency_cdf: input.latency_cdf,
             design_day_units,
             price_region: tier.profile.prices.region.clone(),
+            utilization: vec![],
+            slo_status_by_year: vec![],
+            slo_status: decision::SloStatus::Met,
         });
+    }
+    let bounds = decision::Bounds {
+        latency_s: scenario.slo.latency_s,
+        ttft_s: scenario.slo.ttft_s,
+        tpot_s: scenario.slo.tpot_s,
+    };
+    for t in &mut out_tiers {
+        t.judge(&bounds);
     }
     // Generative workloads: the same levelized cost per million tokens (prompt and output, at
     // the workload's mean counts).

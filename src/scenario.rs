@@ -8,6 +8,7 @@
 //! checked against their declarations in [`crate::cost::inputs`], which also give their defaults.
 
 pub mod file;
+mod prefix;
 pub mod uncertainty;
 mod workload;
 
@@ -279,7 +280,8 @@ fn validate(src: &SourceFile, f: ScenarioFile) -> Result<Scenario, InputError> {
         None => 1,
     };
     let workload = workload::validate(src, &f.workload)?;
-    let traffic = crate::traffic::file::validate(src, &f.traffic, &base)?;
+    let mut traffic = crate::traffic::file::validate(src, &f.traffic, &base)?;
+    prefix::validate(src, &f.workload, &workload, &mut traffic)?;
     crate::traffic::file::check_peak(src, &f.traffic, &traffic, horizon_years)?;
     let slo = validate_slo(src, &f.slo, matches!(workload, Workload::Generative { .. }))?;
 
@@ -715,6 +717,22 @@ fn validate_tier(
             crate::hardware::WINDOW_MS_TEXT,
         )? * 1e-3;
     }
+    batching.generative = generative_scheduling(src, t, &field, workload)?;
+    if let Some(k) = &t.cores_per_request {
+        let cores = match (profile.kind, &profile.cores_per_chip) {
+            (crate::hardware::UnitKind::Cpu, Some(c)) => c.value as i64,
+            _ => {
+                return Err(src
+                    .error(
+                        k,
+                        field("cores_per_request"),
+                        format!("profile `{}` is not a CPU", profile.name),
+                    )
+                    .with_help("cores_per_request is for CPU tiers (cores per request); an accelerator batches with max_batch"));
+            }
+        };
+        batching.cores_per_request = whole(src, k, &field("cores_per_request"), 1, cores)?;
+    }
     // The tier's service-time spread replaces the profile's before the plan is built from it.
     let mut profile = profile;
     let service_cv_override = match &t.service_cv {
@@ -849,6 +867,79 @@ fn validate_tier(
         porting,
         plan,
     })
+}
+
+/// Most tokens one iteration may be given as its budget: 2^20, beyond any serving engine's.
+pub const MAX_BATCHED_TOKENS: i64 = 1 << 20;
+
+/// The tier's `chunked_prefill`, `max_batched_tokens` and `kv_allocation`, checked: generative
+/// workloads only (a classic model has no iterations to schedule), and a budget only with
+/// chunking on (without it the budget would be read and ignored).
+fn generative_scheduling(
+    src: &SourceFile,
+    t: &TierFile,
+    field: &dyn Fn(&str) -> String,
+    workload: &Workload,
+) -> Result<crate::hardware::GenerativeScheduling, InputError> {
+    let mut g = crate::hardware::GenerativeScheduling::default();
+    if !matches!(workload, Workload::Generative { .. }) {
+        let given = [
+            (
+                "chunked_prefill",
+                t.chunked_prefill.as_ref().map(|v| v.span()),
+            ),
+            (
+                "max_batched_tokens",
+                t.max_batched_tokens.as_ref().map(|v| v.span()),
+            ),
+            ("kv_allocation", t.kv_allocation.as_ref().map(|v| v.span())),
+        ];
+        if let Some((key, span)) = given.into_iter().find(|(_, s)| s.is_some()) {
+            return Err(src
+                .error_at(span, field(key), "applies to generative workloads only")
+                .with_help(
+                    "a classic model runs no iterations to schedule; remove it, or use max_batch and window_ms",
+                ));
+        }
+        return Ok(g);
+    }
+    if let Some(c) = &t.chunked_prefill {
+        g.chunked_prefill = *c.get_ref();
+    }
+    if let Some(b) = &t.max_batched_tokens {
+        if !g.chunked_prefill {
+            return Err(src
+                .error(
+                    b,
+                    field("max_batched_tokens"),
+                    "is a chunked-prefill budget, and this tier sets chunked_prefill = false",
+                )
+                .with_help("remove max_batched_tokens, or set chunked_prefill = true"));
+        }
+        g.max_batched_tokens = Some(whole(
+            src,
+            b,
+            &field("max_batched_tokens"),
+            1,
+            MAX_BATCHED_TOKENS,
+        )?);
+    }
+    if let Some(k) = &t.kv_allocation {
+        g.paged_kv = match k.get_ref().as_str() {
+            "paged" => true,
+            "reserve" => false,
+            other => {
+                return Err(src
+                    .error(
+                        k,
+                        field("kv_allocation"),
+                        format!("= \"{other}\" is not a KV allocation"),
+                    )
+                    .with_help("valid: \"paged\" (grow in 16-token blocks, preempt when full) or \"reserve\" (whole context at admission)"));
+            }
+        };
+    }
+    Ok(g)
 }
 
 /// Numbers that are each in range can still combine into a request no unit can serve in time

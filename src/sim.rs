@@ -54,6 +54,7 @@ mod core;
 mod engine;
 mod event;
 mod fast;
+mod prefix;
 mod service;
 mod shared_bandwidth;
 mod slots;
@@ -65,8 +66,10 @@ use serde::{Deserialize, Serialize};
 use crate::traffic::Request;
 
 pub use arrivals::{ClosedLoop, DeterministicArrivals, PoissonArrivals, ThinkTime};
+pub use prefix::{PrefixCacheStats, PrefixCaching};
 pub use stats::{
-    CdfPoint, Counts, Estimate, LatencyStats, LittleCheck, QueueStats, SimReport, UnitStats,
+    CdfPoint, Counts, Estimate, LatencyStats, LittleCheck, LlmStats, QueueStats, SimReport,
+    UnitStats,
 };
 
 /// Above this many requests waiting at once (over the whole fleet) a replication is stopped and
@@ -164,16 +167,20 @@ pub enum ServerModel {
     },
     /// Generative models served with iteration-level (continuous) batching, vLLM/Orca style.
     ///
-    /// Each replica runs iterations back to back while it has work. At the start of an iteration
-    /// it admits waiting requests in FIFO order while `running < max_batch` and the KV cache has
-    /// room. Admission *reserves the request's full context* (`input_tokens + output_tokens`) so
-    /// a running sequence never has to be preempted; this is conservative against paged
-    /// allocators that grow the reservation token by token. An iteration prefills the newly
-    /// admitted prompts and runs one decode step for every sequence already running; a request's
-    /// first token comes at the end of the iteration that prefilled it, then one token per
-    /// iteration, and it completes with its last token. A request with `output_tokens == 0` is
-    /// treated as generating one token. A request whose context exceeds the KV capacity can never
-    /// run and is rejected at arrival.
+    /// Each replica runs iterations back to back while it has work. What an iteration schedules
+    /// is set by [`Scheduler`]: with [`Scheduler::legacy`] (no token budget, whole-context KV
+    /// reservation) it admits waiting requests in FIFO order while `running < max_batch` and the
+    /// KV cache has room for the request's full context (`input_tokens + output_tokens`), so a
+    /// running sequence is never preempted; it prefills the newly admitted prompts whole and runs
+    /// one decode step for every sequence already running. With a token budget
+    /// ([`Scheduler::max_batched_tokens`]) decodes are scheduled first and prompt chunks fill the
+    /// rest of the budget, so a long prompt spans iterations; with paged KV
+    /// ([`KvAllocation::Paged`]) the cache grows block by block as tokens are computed and, when
+    /// it is exhausted, the newest running sequence is preempted and recomputed later (vLLM V1's
+    /// policy). A request's first token comes at the end of the iteration that finishes its
+    /// prompt, then one token per iteration, and it completes with its last token. A request with
+    /// `output_tokens == 0` is treated as generating one token. A request whose context exceeds
+    /// the KV capacity can never run and is rejected at arrival.
     ContinuousBatching {
         /// Model replicas per unit (each one batch of sequences).
         replicas: u32,
@@ -185,7 +192,78 @@ pub enum ServerModel {
         cost: IterationCost,
         /// Per-iteration multiplier of the iteration time (mean 1).
         variability: Variability,
+        /// What one iteration may schedule and how the KV cache is allocated.
+        scheduler: Scheduler,
+        /// Prefix caching: each replica keeps computed prompt blocks and a prefill skips the
+        /// leading blocks it still holds (`sim/prefix.rs`). `None`: every prompt is computed.
+        prefix_cache: Option<PrefixCaching>,
     },
+}
+
+/// The iteration scheduler of a continuous-batching replica.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+pub struct Scheduler {
+    /// Most tokens one iteration computes — one per decoding sequence plus the prompt tokens
+    /// prefilled — with prompts chunked to fit (vLLM's `max_num_batched_tokens` with chunked
+    /// prefill). `None`: no budget, every admitted prompt is prefilled whole in one iteration.
+    pub max_batched_tokens: Option<u32>,
+    /// How the KV cache is allocated.
+    pub kv: KvAllocation,
+}
+
+impl Scheduler {
+    /// No token budget and whole-context reservation: the scheduler before chunked prefill and
+    /// paged KV were modelled (never preempts).
+    pub const fn legacy() -> Self {
+        Scheduler {
+            max_batched_tokens: None,
+            kv: KvAllocation::Reserve,
+        }
+    }
+}
+
+/// How a replica's KV cache is handed out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum KvAllocation {
+    /// A request's whole context (`input_tokens + output_tokens`) is reserved at admission;
+    /// nothing is ever preempted.
+    #[default]
+    Reserve,
+    /// Blocks of `block_tokens` tokens are allocated as the sequence's tokens are computed
+    /// (PagedAttention, Kwon et al., SOSP 2023). When a running sequence needs a block and none
+    /// is free, the newest running sequence is preempted: its blocks are freed and it waits at
+    /// the head of its replica's queue to be prefilled again (prompt plus the tokens it had
+    /// generated: vLLM V1's recompute preemption).
+    Paged {
+        /// Tokens per KV block (vLLM's default `block_size` is 16).
+        block_tokens: u32,
+    },
+}
+
+/// Query–key pairs the attention of `n` new tokens computes when `cached` tokens of the same
+/// sequence are already in the KV cache: token `i` (0-based position `cached + i`) attends to
+/// itself and every token before it (causal mask), so the pairs are
+/// `Σ_{p=cached}^{cached+n−1} (p + 1) = n·cached + n(n+1)/2` — quadratic in a prompt prefilled
+/// at once, linear in context for a decode step (`n = 1`). Chunking a prompt does not change
+/// the total.
+#[inline]
+pub fn attention_pairs(cached: u64, n: u64) -> u64 {
+    n * cached + n * (n + 1) / 2
+}
+
+/// The work of one continuous-batching iteration, the input of [`IterationCost::iteration_s`].
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct IterationWork {
+    /// Prompt tokens prefilled (including recomputed ones).
+    pub prefill_tokens: f64,
+    /// Sequences taking a decode step.
+    pub decode_seqs: f64,
+    /// Query–key pairs of the attention over every scheduled token ([`attention_pairs`]).
+    pub attention_pairs: f64,
+    /// KV-cache tokens the attention reads: every scheduled sequence's context after this
+    /// iteration's tokens are written.
+    pub context_tokens: f64,
 }
 
 /// How the time of one unit of work (a request on a core, a batch, an iteration) varies around
@@ -275,8 +353,10 @@ pub enum ServiceDist {
 ///
 /// with P the prompt tokens prefilled in this iteration, D the sequences taking a decode step and
 /// K the context tokens (prompt + generated so far) of every sequence in the batch, whose KV
-/// cache the attention reads. Units: seconds. After Williams, Waterman & Patterson, "Roofline",
-/// CACM 52(4), 2009; iteration-level scheduling after Yu et al., "Orca", OSDI 2022.
+/// cache the attention reads; the compute side also counts `A·attention_s_per_pair` for the A
+/// query–key pairs of the attention ([`attention_pairs`]). Units: seconds. After Williams,
+/// Waterman & Patterson, "Roofline", CACM 52(4), 2009; iteration-level scheduling after Yu et
+/// al., "Orca", OSDI 2022.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IterationCost {
     /// Per-iteration overhead (launch, scheduling) \[s\].
@@ -289,6 +369,22 @@ pub struct IterationCost {
     pub weight_read_s: f64,
     /// Time to read the KV cache of one context token \[s/token\].
     pub kv_read_s_per_token: f64,
+    /// Compute time of the attention for one query–key pair (QKᵀ and the weighted sum of V over
+    /// every layer) \[s\]; 0 counts weights-only FLOPs.
+    pub attention_s_per_pair: f64,
+}
+
+impl IterationCost {
+    /// Time of one iteration doing `w` \[s\]: the one formula the analytic plan
+    /// ([`crate::perf::GenerativePlan`]) and the simulator both use.
+    #[inline]
+    pub fn iteration_s(&self, w: &IterationWork) -> f64 {
+        let compute = w.prefill_tokens * self.prefill_s_per_token
+            + w.decode_seqs * self.decode_compute_s_per_seq
+            + w.attention_pairs * self.attention_s_per_pair;
+        let memory = self.weight_read_s + w.context_tokens * self.kv_read_s_per_token;
+        self.fixed_s + compute.max(memory)
+    }
 }
 
 /// How an arriving request is assigned to a unit: the load balancer in front of a fleet.
@@ -509,6 +605,47 @@ where
     validate::run(run)?;
     validate::closed(closed)?;
     engine::simulate_closed(fleet, run, closed, requests)
+}
+
+/// [`simulate`] that also returns, per replication in index order, the life of every measured
+/// request it served (arrived after the warm-up, completed), in the order they left: the rows
+/// whose latencies the report's statistics summarise (`simulate --requests-csv`). Always played
+/// by the event engine; memory grows with the number of requests.
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_recorded<F, I>(
+    fleet: &FleetSpec,
+    run: &RunSpec,
+    arrivals: F,
+) -> Result<(SimReport, Vec<Vec<Completion>>), SimError>
+where
+    F: Fn(u64) -> I + Sync,
+    I: Iterator<Item = Request>,
+{
+    validate::fleet(fleet)?;
+    validate::run(run)?;
+    engine::simulate_recorded(fleet, run, arrivals)
+}
+
+/// [`simulate_closed`] that also returns the measured requests, as [`simulate_recorded`].
+///
+/// # Errors
+/// As [`simulate_closed`].
+pub fn simulate_closed_recorded<F, I>(
+    fleet: &FleetSpec,
+    run: &RunSpec,
+    closed: &ClosedLoop,
+    requests: F,
+) -> Result<(SimReport, Vec<Vec<Completion>>), SimError>
+where
+    F: Fn(u64) -> I + Sync,
+    I: Iterator<Item = Request>,
+{
+    validate::fleet(fleet)?;
+    validate::run(run)?;
+    validate::closed(closed)?;
+    engine::simulate_closed_recorded(fleet, run, closed, requests)
 }
 
 /// Check a fleet and a run as [`simulate`] would, without simulating: lets a caller report a

@@ -14,6 +14,7 @@
 //! - [`curve`]: synthetic rate curves (constant or diurnal day, weekly pattern, bursts, growth);
 //! - [`series`]: a measured rate series (ServeGen 10-minute windows, or a CSV of rates);
 //! - [`trace`]: a measured request trace (Azure LLM CSV, generic CSV, Mooncake JSONL) and its replay;
+//! - [`prefix`]: the prompt prefix blocks of a trace (Mooncake `hash_ids`), for prefix caching;
 //! - [`arrivals`]: the NHPP / Gamma-renewal arrival generator shared by curves and series;
 //! - [`stats`]: count, rate, peaks, inter-arrival CV and index of dispersion of a request stream;
 //! - [`file`](mod@file): the raw `[traffic]` TOML table and its validation into a [`TrafficSpec`].
@@ -21,6 +22,7 @@
 pub mod arrivals;
 pub mod curve;
 pub mod file;
+pub mod prefix;
 mod read;
 pub mod series;
 pub mod stats;
@@ -46,6 +48,10 @@ pub struct Request {
     pub input_tokens: u32,
     /// Generated (output) tokens.
     pub output_tokens: u32,
+    /// The request's prompt prefix blocks, for prefix caching: 1 + its index in its trace's
+    /// [`prefix::PrefixBlocks`]; 0 when it carries none (synthetic traffic, a trace without
+    /// `hash_ids`, or prefix caching off).
+    pub prefix: u32,
 }
 
 /// The longest window an arrival iterator covers \[s\] (100 years): beyond it nanosecond times
@@ -129,6 +135,22 @@ impl TrafficSpec {
     /// A spec from its kind.
     pub fn new(kind: TrafficKind) -> Self {
         TrafficSpec { kind }
+    }
+
+    /// The prompt prefix blocks the replayed requests refer to ([`Request::prefix`]): a trace's
+    /// with `hash_ids`, else none.
+    pub fn prefix_blocks(&self) -> Option<&std::sync::Arc<prefix::PrefixBlocks>> {
+        match &self.kind {
+            TrafficKind::Trace(t) => t.trace.prefix_blocks(),
+            _ => None,
+        }
+    }
+
+    /// Forget any prefix blocks, so requests carry none (prefix caching off).
+    pub fn drop_prefix_blocks(&mut self) {
+        if let TrafficKind::Trace(t) = &mut self.kind {
+            t.trace.drop_prefix_blocks();
+        }
     }
 
     /// The compound yearly growth of every rate.

@@ -266,6 +266,17 @@ impl GenerativeModel {
     pub fn flops_per_token(&self) -> f64 {
         2.0 * self.parameters.value
     }
+
+    /// Attention FLOPs of one query–key pair over the whole model: the QKᵀ logit (2·d_attn
+    /// FLOPs per layer) and the weighted sum of V (2·d_attn), with d_attn = query heads ×
+    /// head_dim = `hidden_size` — 4 × layers × hidden per pair (Hoffmann et al., "Training
+    /// Compute-Optimal Large Language Models", arXiv:2203.15556, 2022, Appendix F; Kaplan et al.
+    /// 2020, Table 1, count the logits alone as 2·n_layer·n_ctx·d_attn per token). A token at
+    /// context c attends to c pairs, so a decode step grows linearly with context and a prefill
+    /// quadratically with the prompt ([`crate::sim::attention_pairs`]).
+    pub fn attention_flops_per_pair(&self) -> f64 {
+        4.0 * self.layers.value * self.hidden_size.value
+    }
 }
 
 /// The KV cache stays in 16-bit unless the weights are fp32 (common serving practice: int8/fp8

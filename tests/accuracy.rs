@@ -75,11 +75,8 @@ fn fit_rows_reproduce_and_the_fit_gives_the_shipped_constants() {
         .filter(|f| !f.converged)
         .map(|f| f.profile.as_str())
         .collect();
-    assert_eq!(
-        unconverged,
-        ["aws-c7i.8xlarge"],
-        "only the memory-bound Xeon fit fails to converge"
-    );
+    // The Xeon fit converges since ResNet-50's int8 weights stay in cache (compute-bound).
+    assert!(unconverged.is_empty(), "unconverged fits: {unconverged:?}");
 }
 
 #[test]
@@ -124,7 +121,7 @@ fn json_rows_carry_the_fields() {
             r["error"].as_f64().unwrap(),
         );
         // A server row may be predicted at 0: no rate meets the bound in the model (error −100 %).
-        let server = r["metric"].as_str() == Some("server");
+        let server = matches!(r["metric"].as_str(), Some("server" | "tokens-server"));
         assert!(q.is_finite() && (q > 0.0 || server && q == 0.0), "{r}");
         assert!((e - (q - p) / p).abs() < 1e-9, "{r}");
         assert!(["fit", "held-out"].contains(&r["split"].as_str().unwrap()));
@@ -182,4 +179,140 @@ fn gpu_and_asic_classic_held_out_rows_stay_within_their_measured_bounds() {
         };
         assert!(r.error.abs() <= bound, "{}: {:+.3}", r.id, r.error);
     }
+}
+
+/// Issue 10: at least six generative rows (MLPerf LLM Offline and Server, published points at a
+/// fixed concurrency, Neuron decoder rows), predicted by `tco-sim accuracy`, and — the rule in
+/// the table's header, fixed before any of their errors was seen — none of them sets a constant.
+#[test]
+fn generative_rows_run_and_are_all_held_out() {
+    let t = table();
+    let gen_rows: Vec<&accuracy::Row> = t.rows.iter().filter(|r| r.metric.generative()).collect();
+    assert!(gen_rows.len() >= 6, "{} generative rows", gen_rows.len());
+    for r in &gen_rows {
+        assert_eq!(
+            r.split,
+            Split::HeldOut,
+            "{}: generative rows are held-out",
+            r.id
+        );
+        assert!(r.fit.is_none(), "{}", r.id);
+        assert!(
+            ["gpu", "asic"].contains(&r.kind.as_str()),
+            "{}: {}",
+            r.id,
+            r.kind
+        );
+        assert!(r.workload.starts_with("llama"), "{}", r.id);
+    }
+    let metrics: BTreeSet<&str> = gen_rows.iter().map(|r| r.metric.label()).collect();
+    for m in [
+        "tokens-offline",
+        "tokens-server",
+        "tokens-at-concurrency",
+        "tpot-at-concurrency",
+        "ttft-at-concurrency",
+        "tpot",
+    ] {
+        assert!(metrics.contains(m), "no {m} row: {metrics:?}");
+    }
+    // MLPerf LLM rows on both H100 and H200 systems.
+    for p in ["hgx-h100-8x", "hgx-h200-8x"] {
+        for m in [
+            accuracy::Metric::TokensOffline,
+            accuracy::Metric::TokensServer,
+        ] {
+            assert!(
+                gen_rows.iter().any(|r| r.profile == p && r.metric == m),
+                "{p} {m:?}"
+            );
+        }
+    }
+    let rep = accuracy::run(&t, false).unwrap();
+    for r in rep.rows.iter().filter(|r| r.metric.generative()) {
+        assert!(
+            r.predicted.is_finite() && r.predicted > 0.0,
+            "{}: {}",
+            r.id,
+            r.predicted
+        );
+        assert!(r.error.is_finite(), "{}", r.id);
+    }
+    assert!(
+        rep.summary
+            .iter()
+            .any(|s| s.metric == accuracy::Metric::TokensServer)
+    );
+}
+
+/// A held-out row never sets a constant: doubling every held-out row's published figure leaves
+/// every fitted constant exactly as it was (a held-out row that fed the fit would move one).
+#[test]
+fn held_out_rows_set_no_constant() {
+    let t = table();
+    let base = accuracy::fit(&t).unwrap();
+    let mut moved = table();
+    for r in moved.rows.iter_mut().filter(|r| r.split == Split::HeldOut) {
+        r.published *= 2.0;
+    }
+    let after = accuracy::fit(&moved).unwrap();
+    assert_eq!(base.len(), after.len());
+    for (a, b) in base.iter().zip(&after) {
+        assert_eq!(
+            (a.profile.as_str(), a.constant, a.value.to_bits()),
+            (b.profile.as_str(), b.constant, b.value.to_bits()),
+            "a held-out row moved a fitted constant"
+        );
+        for id in &a.rows {
+            let r = t.rows.iter().find(|r| &r.id == id).unwrap();
+            assert_eq!(
+                r.split,
+                Split::Fit,
+                "{id} is held-out but set {:?}",
+                a.constant
+            );
+        }
+    }
+}
+
+/// A closed-loop row without a concurrency (or an open-loop row with one) is refused on load.
+#[test]
+fn a_closed_loop_row_needs_its_concurrency() {
+    let text = accuracy::TABLE.replacen("concurrency = 25\n", "", 1);
+    let e = accuracy::load(&text).unwrap_err().to_string();
+    assert!(e.contains("needs concurrency"), "{e}");
+}
+
+/// The CPU rows, asserted loosely so a regression in the CPU physics (cache-resident weights,
+/// instances of several cores, CPU batching) fails: each prediction within a band around today's
+/// error. ResNet-50 Server is held out and within 10 % of Intel's published figure; the BERT rows
+/// run SQuAD's variable length and no longer collapse to zero, as the one-request-per-core plan
+/// did for Server.
+#[test]
+fn cpu_rows_stay_within_their_bands() {
+    let t = table();
+    let rep = accuracy::run(&t, false).unwrap();
+    let err = |id: &str| {
+        rep.rows
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap_or_else(|| panic!("no row {id}"))
+            .error
+    };
+    assert!(
+        err("xeon-resnet50-offline").abs() < 0.01,
+        "the fit row reproduces"
+    );
+    assert!(
+        err("xeon-resnet50-server").abs() < 0.10,
+        "{}",
+        err("xeon-resnet50-server")
+    );
+    // BERT at SQuAD's variable length (Intel's harness packs by tokens): Offline +13 %, Server
+    // +44 % (measured 2026-12-01) — the Server over-prediction is the CPU queueing/batching model
+    // under a 130 ms bound, still open.
+    let e = err("xeon-bert99-offline");
+    assert!((-0.25..=0.25).contains(&e), "xeon-bert99-offline: {e}");
+    let e = err("xeon-bert99-server");
+    assert!((-0.25..=0.60).contains(&e), "xeon-bert99-server: {e}");
 }

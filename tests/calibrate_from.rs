@@ -265,3 +265,117 @@ fn a_set_no_parameters_can_fit_is_refused_with_its_residuals() {
     );
     assert!(e.contains("Offline samples/s"), "{e}");
 }
+
+fn l40s(from: Vec<PathBuf>) -> FromOptions {
+    opts(
+        from,
+        "tests/data/calibrate/l40s-4x.toml",
+        "llama32-3b-l40s.toml",
+    )
+}
+
+#[test]
+fn a_closed_loop_vllm_file_reads_throughput_ttft_and_tpot_per_concurrency() {
+    let r = runs::read(
+        &Path::new(DATA).join("vllm/closed-loop-synthetic.json"),
+        false,
+    )
+    .unwrap();
+    // Three lines x (req/s, median TTFT, median TPOT).
+    assert_eq!(r.points.len(), 9);
+    assert_eq!(r.date.as_deref(), Some("2026-12-01"));
+    match &r.points[3].observed {
+        runs::Observed::Throughput {
+            rps,
+            batch: None,
+            concurrency: Some(4),
+        } => assert_eq!(*rps, 0.9939),
+        o => panic!("{o:?}"),
+    }
+    match &r.points[8].observed {
+        runs::Observed::MedianAtConcurrency {
+            concurrency: 16,
+            metric: runs::TokenLatency::Tpot,
+            value_s,
+        } => assert!((value_s * 1e3 - 16.134).abs() < 1e-9),
+        o => panic!("{o:?}"),
+    }
+    assert_eq!(r.points[8].line, 3);
+    assert_eq!(r.points[0].tokens, Some((1000.0, 270.0)));
+}
+
+/// The closed-loop fixture is synthetic (tests/data/calibrate/README.md): made with compute 0.35,
+/// memory 0.65 and a 3 ms overhead. From the unchanged profile (0.5 / 0.8 / 0.5 ms) the fit
+/// moves all three LLM coefficients and reproduces the nine figures within the fit bound.
+#[test]
+fn a_closed_loop_vllm_fixture_fits_and_reproduces_its_figures() {
+    let done = fit::run(&l40s(vec![
+        Path::new(DATA).join("vllm/closed-loop-synthetic.json"),
+    ]))
+    .unwrap();
+    print!("{}", fit::summary(&done, Path::new("fitted.toml")));
+    assert_eq!(done.points.len(), 9);
+    assert!(done.rms_before > 0.2, "{}", done.rms_before);
+    assert!(
+        done.rms_after <= MAX_RMS && done.rms_after < done.rms_before / 3.0,
+        "{} -> {}",
+        done.rms_before,
+        done.rms_after
+    );
+    for key in [
+        "efficiency.compute",
+        "efficiency.memory",
+        "efficiency.batch_overhead_ms",
+    ] {
+        let p = done.params.iter().find(|p| p.key == key).unwrap();
+        assert!(p.fitted, "{key} is a prefill/decode coefficient: {p:?}");
+    }
+    // Prefill is compute-bound: the fitted compute efficiency falls from 0.5 towards 0.35.
+    let c = done
+        .params
+        .iter()
+        .find(|p| p.key == "efficiency.compute")
+        .unwrap();
+    assert!(c.after < 0.45, "{c:?}");
+    check_profile(&done);
+}
+
+#[test]
+fn a_csv_by_concurrency_is_fitted_with_the_closed_loop() {
+    let done = fit::run(&l40s(vec![
+        Path::new(DATA).join("llama32-3b-l40s-concurrency.csv"),
+    ]))
+    .unwrap();
+    print!("{}", fit::summary(&done, Path::new("fitted.toml")));
+    assert_eq!(done.points.len(), 3);
+    assert_eq!(done.points[2].point.label, "concurrency 16 req/s");
+    for p in &done.points {
+        let err = p.after / p.measured - 1.0;
+        assert!(err.abs() < MAX_RMS, "{}: {err:+.3}", p.point.label);
+    }
+    // Before the fit the base profile is ~45 % fast: the closed loop responds to it.
+    assert!(done.rms_before > 0.2, "{}", done.rms_before);
+    check_profile(&done);
+}
+
+#[test]
+fn a_paced_and_capped_vllm_run_is_refused_at_its_line() {
+    let p = write(
+        "paced.json",
+        r#"{"model_id": "meta-llama/Llama-3.2-3B-Instruct", "request_rate": 4.0, "max_concurrency": 8, "completed": 10, "total_input_tokens": 100, "total_output_tokens": 100, "request_throughput": 3.0, "median_ttft_ms": 50, "median_tpot_ms": 15}"#,
+    );
+    let e = err(&l40s(vec![p]));
+    assert!(
+        e.contains("paced.json:1:") && e.contains("neither an open nor a closed loop"),
+        "{e}"
+    );
+    let p = write(
+        "half.json",
+        r#"{"model_id": "meta-llama/Llama-3.2-3B-Instruct", "request_rate": "inf", "max_concurrency": 2.5, "completed": 10, "total_input_tokens": 100, "total_output_tokens": 100, "request_throughput": 3.0}"#,
+    );
+    let e = err(&l40s(vec![p]));
+    assert!(
+        e.contains("half.json:1:") && e.contains("max_concurrency = 2.5"),
+        "{e}"
+    );
+}

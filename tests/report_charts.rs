@@ -853,3 +853,139 @@ fn utilization_is_one_figure_in_the_csv_and_the_terminal() {
     );
     assert!(table.contains(&tco_sim::format::percent(want / 100.0, 0)));
 }
+
+/// The `points` of every polyline of three or more points: the drawn series (rules, dashes and
+/// legend swatches are two-point segments).
+fn series_paths(svg: &str) -> Vec<String> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    doc.descendants()
+        .filter(|n| n.has_tag_name("polyline"))
+        .filter_map(|n| n.attribute("points"))
+        .filter(|p| p.split_whitespace().count() >= 3)
+        .map(str::to_string)
+        .collect()
+}
+
+/// Two tiers of the same hardware under different names: the same capacity, distribution
+/// and design day, so every tier chart has a pair of identical series to merge.
+const TWINS: &str = r#"name = "report test: two names for one server"
+horizon_years = 3
+
+[workload]
+preset = "resnet-50"
+precision = "int8"
+
+[traffic]
+peak_rps = 2000
+mean_rps = 1200
+growth_per_year = 0.3
+
+[slo]
+percentile = 99
+latency_ms = 200
+
+[[tier]]
+name = "Altra rack A"
+profile = "altra-max-m128-30-1u"
+
+[[tier]]
+name = "Altra rack B"
+profile = "altra-max-m128-30-1u"
+"#;
+
+#[test]
+fn no_drawn_series_hides_an_identical_one() {
+    let mut cases = every_shipped();
+    let twins = with_latency(from_toml(TWINS));
+    cases.push(("twins".into(), twins.clone()));
+    for (tag, r) in cases {
+        for c in render(&r).charts {
+            let paths = series_paths(&c.svg);
+            for (i, a) in paths.iter().enumerate() {
+                assert!(
+                    !paths[i + 1..].contains(a),
+                    "{tag}/{}: two series draw the same line, one hidden under the other \
+                     (merge them into one labelled \"A = B\"): {a:.80}",
+                    c.name
+                );
+            }
+        }
+    }
+    // The twins' tier charts draw one line for both, and say so.
+    let set = render(&twins);
+    for name in ["capacity", "latency-cdf"] {
+        let texts = svg_texts(chart(&set, name));
+        assert!(
+            texts
+                .iter()
+                .any(|t| t.contains("Altra rack A = Altra rack B")),
+            "{name}: {texts:?}"
+        );
+    }
+}
+
+#[test]
+fn a_ttft_tpot_contract_gets_its_metrics_against_load_with_the_bounds() {
+    let r = with_latency(shipped("azure-trace-llama8b"));
+    let (ttft, tpot) = (
+        r.scenario.slo_ttft_s.unwrap(),
+        r.scenario.slo_tpot_s.unwrap(),
+    );
+    let set = render(&r);
+    let mut seen = 0;
+    for t in r.tiers.iter().filter(|t| !t.latency_curve.is_empty()) {
+        let name = format!("latency-tokens-{}", charts::draw::slug(&t.name));
+        let c = chart(&set, &name);
+        seen += 1;
+        assert_has(
+            c,
+            &[
+                "SLO: TTFT p99 ≤ 2 s, TPOT p99 ≤ 100 ms",
+                "TTFT p99 (left axis)",
+                "TPOT p99 (right axis)",
+            ],
+        );
+        // The title's finding is the results' own: the lower of the two limits, and which
+        // metric sets it (TTFT crosses first in the fixture's curves).
+        let lt = t.limit_rps(|l| l.ttft_s, ttft).unwrap();
+        let lp = t.limit_rps(|l| l.tpot_s, tpot).unwrap();
+        assert!(lt < lp, "{}: {lt} {lp}", t.name);
+        let cap = t.capacity_rps(t.capacity.last().unwrap());
+        assert_eq!(
+            c.title,
+            format!(
+                "{}: the contract holds up to {} ({} utilization), where TTFT p99 reaches 2 s",
+                t.name,
+                tco_sim::format::rps(lt),
+                tco_sim::format::percent(lt / cap, 0)
+            )
+        );
+        assert_eq!(
+            t.contract_limit_rps(r.scenario.slo_percentile, &r.scenario.bounds()),
+            Some(lt)
+        );
+        // The plan's measured figures are marked.
+        let plan = t.capacity.last().unwrap().latency.as_ref().unwrap();
+        assert_has(
+            c,
+            &[
+                &format!(
+                    "plan: TTFT {}",
+                    tco_sim::format::duration(plan.ttft_s.unwrap())
+                ),
+                &format!(
+                    "plan: TPOT {}",
+                    tco_sim::format::duration(plan.tpot_s.unwrap())
+                ),
+            ],
+        );
+    }
+    assert!(seen > 0);
+    // An end-to-end contract draws no token chart.
+    let e2e = render(&with_latency(shipped("starter")));
+    assert!(
+        !e2e.charts
+            .iter()
+            .any(|c| c.name.starts_with("latency-tokens-"))
+    );
+}

@@ -7,8 +7,8 @@ mod common;
 
 use common::{mgc, run};
 use tco_sim::sim::{
-    self, Dispatch, FleetSpec, IterationCost, PoissonArrivals, ServerModel, ServiceDist, SimReport,
-    Variability,
+    self, Dispatch, FleetSpec, IterationCost, PoissonArrivals, Scheduler, ServerModel, ServiceDist,
+    SimReport, Variability,
 };
 
 /// Every fleet of [`plain_fleets`], then the three that take a service-time spread again with
@@ -84,15 +84,43 @@ fn plain_fleets() -> Vec<FleetSpec> {
             units: 2,
             server: ServerModel::ContinuousBatching {
                 variability: Variability::None,
+                prefix_cache: None,
                 replicas: 1,
                 max_batch: 8,
                 kv_capacity_tokens: 4000,
+                scheduler: Scheduler::legacy(),
                 cost: IterationCost {
                     fixed_s: 0.0005,
                     prefill_s_per_token: 0.000_01,
                     decode_compute_s_per_seq: 0.0001,
                     weight_read_s: 0.002,
                     kv_read_s_per_token: 0.000_001,
+                    attention_s_per_pair: 0.0,
+                },
+            },
+            ..base.clone()
+        },
+        // vLLM's scheduler: chunked prefill under a 128-token budget and paged KV in 16-token
+        // blocks, with a cache small enough (1,200 tokens) that sequences are preempted.
+        FleetSpec {
+            units: 2,
+            server: ServerModel::ContinuousBatching {
+                variability: Variability::None,
+                replicas: 1,
+                max_batch: 8,
+                kv_capacity_tokens: 1_200,
+                prefix_cache: None,
+                scheduler: Scheduler {
+                    max_batched_tokens: Some(128),
+                    kv: tco_sim::sim::KvAllocation::Paged { block_tokens: 16 },
+                },
+                cost: IterationCost {
+                    fixed_s: 0.0005,
+                    prefill_s_per_token: 0.000_01,
+                    decode_compute_s_per_seq: 0.0001,
+                    weight_read_s: 0.002,
+                    kv_read_s_per_token: 0.000_001,
+                    attention_s_per_pair: 1e-9,
                 },
             },
             ..base
@@ -123,6 +151,13 @@ fn reports_are_byte_identical_at_1_and_4_threads() {
         assert_eq!(json_one, json_four, "{:?}", fleet.server);
         assert_eq!(format!("{one:?}"), format!("{four:?}"));
         assert!(one.counts.completed > 0);
+        if let ServerModel::ContinuousBatching {
+            kv_capacity_tokens: 1_200,
+            ..
+        } = fleet.server
+        {
+            assert!(one.llm.is_some_and(|l| l.preemptions > 0), "{:?}", one.llm);
+        }
         let other = simulate(&fleet, 43, 1);
         assert_ne!(
             serde_json::to_string(&other).unwrap_or_default(),
@@ -154,6 +189,7 @@ fn closed_loop_reports_are_byte_identical_at_1_and_4_threads() {
                         arrival_ns: 0,
                         input_tokens: 200,
                         output_tokens: 20,
+                        prefix: 0,
                     })
                 })
             })

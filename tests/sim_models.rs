@@ -7,7 +7,7 @@ mod common;
 use common::{at_ms, mgc, ms, run};
 use tco_sim::sim::{
     self, Completion, DeterministicArrivals, Dispatch, FleetSpec, IterationCost, Outcome,
-    PoissonArrivals, ServerModel, ServiceDist, SimReport, Variability,
+    PoissonArrivals, Scheduler, ServerModel, ServiceDist, SimReport, Variability,
 };
 use tco_sim::traffic::Request;
 
@@ -162,8 +162,10 @@ fn llm(max_batch: u32, kv: u64, cost: IterationCost) -> ServerModel {
         replicas: 1,
         max_batch,
         kv_capacity_tokens: kv,
+        scheduler: Scheduler::legacy(),
         cost,
         variability: Variability::None,
+        prefix_cache: None,
     }
 }
 
@@ -175,6 +177,7 @@ fn simple_cost() -> IterationCost {
         decode_compute_s_per_seq: 0.0,
         weight_read_s: 0.002,
         kv_read_s_per_token: 0.0,
+        attention_s_per_pair: 0.0,
     }
 }
 
@@ -244,6 +247,7 @@ fn continuous_memory_term_counts_context() {
         decode_compute_s_per_seq: 0.0,
         weight_read_s: 0.0,
         kv_read_s_per_token: 0.0001,
+        attention_s_per_pair: 0.0,
     };
     let f = fleet(1, llm(8, 1000, cost), Dispatch::SharedQueue);
     let t = trace(&f, vec![tok(0.0, 10, 2)]);
@@ -450,6 +454,7 @@ fn endless_overload_stops_at_the_queue_guard() {
             arrival_ns: i * 1000,
             input_tokens: 8,
             output_tokens: 8,
+            prefix: 0,
         })
     };
     let slow = mgc(1, ServiceDist::Deterministic { s: 1.0 });
@@ -524,15 +529,18 @@ fn models_reduce_to_md_c_where_they_coincide() {
         },
         ServerModel::ContinuousBatching {
             variability: Variability::None,
+            prefix_cache: None,
             replicas: c,
             max_batch: 1,
             kv_capacity_tokens: 10,
+            scheduler: Scheduler::legacy(),
             cost: IterationCost {
                 fixed_s: s,
                 prefill_s_per_token: 0.0,
                 decode_compute_s_per_seq: 0.0,
                 weight_read_s: 0.0,
                 kv_read_s_per_token: 0.0,
+                attention_s_per_pair: 0.0,
             },
         },
     ];

@@ -8,8 +8,8 @@ mod common;
 
 use proptest::prelude::*;
 use tco_sim::sim::{
-    self, Dispatch, FleetSpec, IterationCost, Outcome, PoissonArrivals, ServerModel, ServiceDist,
-    Variability,
+    self, Dispatch, FleetSpec, IterationCost, Outcome, PoissonArrivals, Scheduler, ServerModel,
+    ServiceDist, Variability,
 };
 
 fn server() -> impl Strategy<Value = ServerModel> {
@@ -53,16 +53,19 @@ fn server() -> impl Strategy<Value = ServerModel> {
                 replicas,
                 max_batch,
                 kv_capacity_tokens: kv,
+                scheduler: Scheduler::legacy(),
                 cost: IterationCost {
                     fixed_s: 0.0005,
                     prefill_s_per_token: 0.000_005,
                     decode_compute_s_per_seq: 0.000_05,
                     weight_read_s: 0.001,
                     kv_read_s_per_token: 0.000_000_5,
+                    attention_s_per_pair: 0.0,
                 },
                 variability: Variability::Empirical {
                     relative: vec![0.8, 1.0, 1.4],
                 },
+                prefix_cache: None,
             }
         }),
     ]

@@ -5,8 +5,8 @@ mod common;
 
 use common::{at_ms, mgc, run};
 use tco_sim::sim::{
-    self, Dispatch, FleetSpec, IterationCost, RunSpec, ServerModel, ServiceDist, SimError,
-    Variability,
+    self, Dispatch, FleetSpec, IterationCost, RunSpec, Scheduler, ServerModel, ServiceDist,
+    SimError, Variability,
 };
 
 fn check(fleet: &FleetSpec, r: &RunSpec) -> Result<(), SimError> {
@@ -40,6 +40,7 @@ fn cost() -> IterationCost {
         decode_compute_s_per_seq: 0.0,
         weight_read_s: 0.0,
         kv_read_s_per_token: 0.0,
+        attention_s_per_pair: 0.0,
     }
 }
 
@@ -90,9 +91,11 @@ fn zero_counts_are_refused() {
         (
             ServerModel::ContinuousBatching {
                 variability: Variability::None,
+                prefix_cache: None,
                 replicas: 0,
                 max_batch: 1,
                 kv_capacity_tokens: 10,
+                scheduler: Scheduler::legacy(),
                 cost: cost(),
             },
             "server.replicas",
@@ -100,9 +103,11 @@ fn zero_counts_are_refused() {
         (
             ServerModel::ContinuousBatching {
                 variability: Variability::None,
+                prefix_cache: None,
                 replicas: 1,
                 max_batch: 1,
                 kv_capacity_tokens: 0,
+                scheduler: Scheduler::legacy(),
                 cost: cost(),
             },
             "server.kv_capacity_tokens",
@@ -190,11 +195,14 @@ fn nan_negative_and_infinite_numbers_are_refused() {
     let f = FleetSpec {
         server: ServerModel::ContinuousBatching {
             variability: Variability::None,
+            prefix_cache: None,
             replicas: 1,
             max_batch: 1,
             kv_capacity_tokens: 10,
+            scheduler: Scheduler::legacy(),
             cost: IterationCost {
                 kv_read_s_per_token: -1.0,
+                attention_s_per_pair: 0.0,
                 ..cost()
             },
         },
@@ -204,9 +212,11 @@ fn nan_negative_and_infinite_numbers_are_refused() {
     let free = FleetSpec {
         server: ServerModel::ContinuousBatching {
             variability: Variability::None,
+            prefix_cache: None,
             replicas: 1,
             max_batch: 1,
             kv_capacity_tokens: 10,
+            scheduler: Scheduler::legacy(),
             cost: IterationCost {
                 fixed_s: 0.0,
                 ..cost()
@@ -248,9 +258,11 @@ fn batches_beyond_any_serving_stack_are_refused() {
     let f = FleetSpec {
         server: ServerModel::ContinuousBatching {
             variability: Variability::None,
+            prefix_cache: None,
             replicas: 1,
             max_batch: sim::MAX_BATCH + 1,
             kv_capacity_tokens: 10,
+            scheduler: Scheduler::legacy(),
             cost: cost(),
         },
         ..mgc(1, exp())

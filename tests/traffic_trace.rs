@@ -223,7 +223,8 @@ fn generic_csv_with_named_columns() {
         Request {
             arrival_ns: 500_500_000,
             input_tokens: 20,
-            output_tokens: 0
+            output_tokens: 0,
+            prefix: 0
         }
     );
     assert_eq!(t.span_s(), 3.0);
@@ -244,7 +245,7 @@ fn mooncake_steps_are_spread_with_a_note() {
     for step in 0..4 {
         for i in 0..5 {
             text.push_str(&format!(
-                "{{\"timestamp\": {}, \"input_length\": {}, \"output_length\": 7, \"hash_ids\": [0, 1, 2]}}\n",
+                "{{\"timestamp\": {}, \"input_length\": {}, \"output_length\": 7, \"hash_ids\": [0]}}\n",
                 step * 3000,
                 100 + i
             ));

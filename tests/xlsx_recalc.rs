@@ -217,3 +217,46 @@ fn the_workbook_is_deterministic() {
     assert_eq!(a, b);
     assert!(Path::new("Cargo.toml").exists());
 }
+
+/// The Summary lists every tier, not only those with an option sheet: each feasible option with
+/// results.json's net present cost, and each infeasible tier marked "infeasible" with the reason
+/// results.json gives (llama70b-chat's Ampere Altra Max cannot hold the model).
+#[test]
+fn the_summary_lists_infeasible_tiers_with_the_reason() {
+    if !engine() {
+        return;
+    }
+    let r = shipped("llama70b-chat");
+    let infeasible: Vec<_> = r.tiers.iter().filter(|t| t.infeasible.is_some()).collect();
+    assert!(
+        !infeasible.is_empty(),
+        "llama70b-chat has no infeasible tier"
+    );
+    let book = tco_sim::report::xlsx::render(&r, &DATE).unwrap();
+    let sheets = recalculated(&book);
+    let rows = &sheets["Summary"];
+    for t in &infeasible {
+        let why = t.infeasible.as_deref().unwrap();
+        assert!(
+            rows.iter().any(|row| row.first() == Some(&t.name)
+                && row.get(2).map(String::as_str) == Some("infeasible")
+                && row.get(3).map(String::as_str) == Some(why)),
+            "no infeasible row for {} ({why}) in {rows:?}",
+            t.name
+        );
+    }
+    for t in r.tiers.iter().filter(|t| t.infeasible.is_none()) {
+        for o in &t.options {
+            let row = rows
+                .iter()
+                .find(|row| {
+                    row.first() == Some(&t.name)
+                        && row.get(1) == Some(&o.option.to_string())
+                        && row.get(2).is_some_and(|s| s.ends_with("the contract"))
+                })
+                .unwrap_or_else(|| panic!("{} {} missing from the Summary", t.name, o.option));
+            let v: f64 = row[5].parse().unwrap();
+            assert!((v - o.net_present_cost_usd).abs() < 0.005, "{row:?}");
+        }
+    }
+}

@@ -11,8 +11,11 @@
 //! value, and the table says so.
 //!
 //! **How a point is predicted** — by the planner's own functions, never a second model:
-//! full-load throughput is [`ServicePlan::unit_throughput_rps`]; a fixed batch or concurrency
-//! reads the plan's batch-time table; the highest Poisson rate under a latency bound (MLPerf
+//! full-load throughput is [`ServicePlan::unit_throughput_rps`]; a fixed batch reads the plan's
+//! batch-time table; a fixed concurrency (a CSV `concurrency` row, a vLLM `max_concurrency` run)
+//! is simulated through one unit in a closed loop ([`crate::accuracy::closed_loop`]: C requests
+//! in flight, the next sent when one completes), which gives its throughput and median
+//! TTFT/TPOT; the highest Poisson rate under a latency bound (MLPerf
 //! Server) is found by bisection on the rate, each rate simulated through one unit with
 //! [`server_model`] and [`sim::simulate`] (one seed, so every rate and every parameter vector
 //! sees the same arrivals); a median TTFT/TPOT at a rate (vLLM) is simulated the same way.
@@ -198,6 +201,32 @@ fn simulate(
     .map_err(|e| format!("the simulator refused the run: {e}"))
 }
 
+/// Requests per closed-loop run of the fit: 25 per client, 400 to 4,000. Every objective
+/// evaluation simulates every point, so fewer than the accuracy suite's; one seed, so every
+/// parameter vector sees the same draws and the objective is deterministic.
+fn closed_requests(clients: u32) -> u64 {
+    (u64::from(clients) * 25).clamp(400, 4_000)
+}
+
+/// One unit with `clients` requests in flight (closed loop, no think time): the accuracy
+/// suite's closed-loop prediction ([`crate::accuracy::closed_loop`]), so a fitted profile and
+/// the suite read a concurrency the same way.
+fn closed_loop(
+    t: &Target<'_>,
+    plan: &ServicePlan,
+    w: &Workload,
+    clients: u32,
+) -> Result<sim::SimReport, String> {
+    crate::accuracy::closed_loop(
+        plan,
+        w,
+        1,
+        clients,
+        closed_requests(clients),
+        t.scenario.seed,
+    )
+}
+
 /// Bisection steps on the rate: 2⁻¹⁰ of the unit's throughput, under 0.1 %.
 const BISECTIONS: u32 = 10;
 
@@ -252,29 +281,45 @@ fn predict(profile: &Profile, t: &Target<'_>, p: &Point) -> Result<f64, String> 
         ) => Ok(plan.unit_throughput_rps(&w)),
         (
             Observed::Throughput {
-                batch, concurrency, ..
+                concurrency: Some(n),
+                ..
+            },
+            _,
+        ) => Ok(closed_loop(t, &plan, &w, *n)?.throughput_per_s),
+        (
+            Observed::Throughput {
+                batch: Some(b), ..
             },
             ServicePlan::Classic(c),
         ) => {
             let slots = c.slots.max(1);
             if c.kind == UnitKind::Cpu {
-                // k requests in flight keep k cores busy, spread over the chips.
-                let k = concurrency.unwrap_or(slots).min(slots);
+                // A batch of b on a CPU: b requests in flight keep b cores busy, spread over
+                // the chips.
+                let k = (*b).min(slots);
                 let chips = (slots / c.cores_per_chip.max(1)).max(1);
                 let per_chip = k.div_ceil(chips).clamp(1, c.cores_per_chip.max(1));
                 Ok(k as f64 / c.time_at_busy_s[per_chip as usize - 1])
             } else {
-                let (devices, b) = match (batch, concurrency) {
-                    (Some(b), _) => (slots, *b),
-                    (_, Some(n)) => ((*n).min(slots), n.div_ceil(slots)),
-                    _ => (slots, c.batching.max_batch),
-                };
-                let b = b.clamp(1, c.batching.max_batch);
-                Ok(devices as f64 * b as f64 / c.batch_time_s[b as usize - 1])
+                let b = (*b).clamp(1, c.batching.max_batch);
+                Ok(slots as f64 * b as f64 / c.batch_time_s[b as usize - 1])
             }
         }
         (Observed::Throughput { .. }, ServicePlan::Generative(_)) => {
-            Err("a generative model's throughput at a fixed batch or concurrency needs closed-loop simulation (`simulate --concurrency`, issue 10 item 5)".into())
+            Err("a generative model's throughput at a fixed batch is not a serving measurement the simulator reproduces: give it by concurrency (requests in flight) instead".into())
+        }
+        (Observed::MedianAtConcurrency { concurrency, metric, .. }, ServicePlan::Generative(_)) => {
+            let r = closed_loop(t, &plan, &w, *concurrency)?;
+            let stats = match metric {
+                TokenLatency::Ttft => r.ttft,
+                TokenLatency::Tpot => r.tpot,
+            };
+            stats
+                .map(|s| s.p50.value_s * 1e3)
+                .ok_or_else(|| "the simulation measured no token latencies".into())
+        }
+        (Observed::MedianAtConcurrency { .. }, ServicePlan::Classic(_)) => {
+            Err("TTFT and TPOT are measured on generative models only".into())
         }
         (
             Observed::RateUnderBound {

@@ -490,6 +490,10 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
                 .clock
                 .as_ref()
                 .map(|c| measured(c.ghz, format!("as reported by {clock_note}"))),
+            // Cache sizes are not measured; a calibrated profile plans without cache-resident
+            // weights until they are added by hand.
+            l2_mb_per_core: None,
+            llc_mb: None,
             memory_gb,
             memory_bandwidth_gbps: bw_entry,
             peak_tflops: PeakFile {

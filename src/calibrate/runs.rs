@@ -12,9 +12,12 @@
 //! - **vLLM `benchmark_serving.py --save-result` JSON**: one object, or one per line (as its
 //!   `--append-result` writes). A run at `request_rate = "inf"` measures the saturated throughput
 //!   (`request_throughput`); a run at a finite Poisson rate measures median TTFT and TPOT at that
-//!   rate. Token counts per request are the file's own (`total_input_tokens / completed`).
+//!   rate; a closed-loop run (`max_concurrency` = C, `request_rate = "inf"`) measures the
+//!   throughput and the median TTFT and TPOT with C requests in flight. Token counts per
+//!   request are the file's own (`total_input_tokens / completed`).
 //! - **CSV** (docs/calibrate.md): a header with `model`, `batch` or `concurrency`,
-//!   `throughput_rps`, and optionally `p50_ms`, `p90_ms`, `p99_ms`.
+//!   `throughput_rps`, and optionally `p50_ms`, `p90_ms`, `p99_ms`. A `concurrency` row is a
+//!   closed-loop measurement (C requests in flight, no think time).
 //!
 //! Every error names the file and, where there is one, the line (and shows it).
 
@@ -71,6 +74,13 @@ pub enum Observed {
         metric: TokenLatency,
         value_s: f64,
     },
+    /// The median of a token latency \[s\] with `concurrency` requests kept in flight (vLLM
+    /// `--max-concurrency`, closed loop).
+    MedianAtConcurrency {
+        concurrency: u32,
+        metric: TokenLatency,
+        value_s: f64,
+    },
 }
 
 impl Observed {
@@ -78,7 +88,8 @@ impl Observed {
     pub fn figure(&self) -> f64 {
         match self {
             Observed::Throughput { rps, .. } | Observed::RateUnderBound { rps, .. } => *rps,
-            Observed::MedianAtRate { value_s, .. } => value_s * 1e3,
+            Observed::MedianAtRate { value_s, .. }
+            | Observed::MedianAtConcurrency { value_s, .. } => value_s * 1e3,
         }
     }
 }
@@ -396,15 +407,23 @@ fn vllm(src: &SourceFile) -> Result<RunFile, InputError> {
             num("total_input_tokens")? / completed,
             num("total_output_tokens")? / completed,
         );
-        if let Some(c) = o.get("max_concurrency").filter(|c| !c.is_null()) {
-            return Err(at_line(
-                src,
-                line,
-                "max_concurrency",
-                format!("a closed-loop run (max_concurrency = {c}) cannot be fitted yet"),
-            )
-            .with_help("fit Poisson runs (max_concurrency null); closed-loop fitting needs `simulate --concurrency` (issue 10, item 5)"));
-        }
+        let concurrency = match o.get("max_concurrency") {
+            None | Some(serde_json::Value::Null) => None,
+            Some(serde_json::Value::Number(n))
+                if n.as_u64().is_some_and(|c| (1..=1_000_000).contains(&c)) =>
+            {
+                n.as_u64().map(|c| c as u32)
+            }
+            Some(c) => {
+                return Err(at_line(
+                    src,
+                    line,
+                    "max_concurrency",
+                    format!("max_concurrency = {c} is not a whole number of requests"),
+                )
+                .with_help("valid: null (open loop) or a whole number from 1 to 1,000,000"));
+            }
+        };
         let rate = match o.get("request_rate") {
             Some(serde_json::Value::String(s)) if s == "inf" => None,
             Some(serde_json::Value::Number(_)) => Some(num("request_rate")?),
@@ -418,8 +437,49 @@ fn vllm(src: &SourceFile) -> Result<RunFile, InputError> {
                 .with_help("valid: a number > 0, or \"inf\" (every request sent at once)"));
             }
         };
-        match rate {
-            None => points.push(Point {
+        match (rate, concurrency) {
+            (Some(r), Some(c)) => {
+                return Err(at_line(
+                    src,
+                    line,
+                    "max_concurrency",
+                    format!(
+                        "this run is both paced (request_rate = {}) and capped at {c} requests in flight, which is neither an open nor a closed loop the fit can simulate",
+                        crate::format::plain(r)
+                    ),
+                )
+                .with_help("fit a closed-loop run (request_rate \"inf\" with max_concurrency) or a Poisson run (max_concurrency null)"));
+            }
+            (None, Some(c)) => {
+                points.push(Point {
+                    file: src.name.clone(),
+                    line,
+                    label: format!("vLLM req/s at concurrency {c}"),
+                    observed: Observed::Throughput {
+                        rps: num("request_throughput")?,
+                        batch: None,
+                        concurrency: Some(c),
+                    },
+                    tokens: Some(tokens),
+                });
+                for (key, metric, name) in [
+                    ("median_ttft_ms", TokenLatency::Ttft, "TTFT"),
+                    ("median_tpot_ms", TokenLatency::Tpot, "TPOT"),
+                ] {
+                    points.push(Point {
+                        file: src.name.clone(),
+                        line,
+                        label: format!("vLLM median {name} ms at concurrency {c}"),
+                        observed: Observed::MedianAtConcurrency {
+                            concurrency: c,
+                            metric,
+                            value_s: num(key)? / 1e3,
+                        },
+                        tokens: Some(tokens),
+                    });
+                }
+            }
+            (None, None) => points.push(Point {
                 file: src.name.clone(),
                 line,
                 label: "vLLM saturated req/s".into(),
@@ -430,7 +490,7 @@ fn vllm(src: &SourceFile) -> Result<RunFile, InputError> {
                 },
                 tokens: Some(tokens),
             }),
-            Some(rate) => {
+            (Some(rate), None) => {
                 for (key, metric, name) in [
                     ("median_ttft_ms", TokenLatency::Ttft, "TTFT"),
                     ("median_tpot_ms", TokenLatency::Tpot, "TPOT"),

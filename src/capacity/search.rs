@@ -28,9 +28,7 @@ use super::{
 use crate::perf::ServicePlan;
 use crate::rng;
 use crate::scenario::{Scenario, Tier};
-use crate::sim::{
-    self, Dispatch, FleetSpec, IterationCost, RunSpec, ServerModel, SimError, SimReport,
-};
+use crate::sim::{self, Dispatch, FleetSpec, RunSpec, ServerModel, SimError, SimReport};
 use crate::traffic::Request;
 use crate::workload::{LengthSampler, TokenCount, Workload};
 
@@ -144,7 +142,7 @@ pub fn measurement(ctx: &TierContext<'_>, year: u32, units: u32) -> Measurement 
 /// The simulator's model of one unit of a tier, from its service plan.
 pub fn server_model(plan: &ServicePlan) -> ServerModel {
     match plan {
-        ServicePlan::Classic(p) if p.kind == crate::hardware::UnitKind::Cpu => {
+        ServicePlan::Classic(p) if p.kind == crate::hardware::UnitKind::Cpu && !p.cpu_batches() => {
             ServerModel::SharedBandwidth {
                 chips: p.slots / p.cores_per_chip.max(1),
                 cores_per_chip: p.cores_per_chip,
@@ -163,16 +161,24 @@ pub fn server_model(plan: &ServicePlan) -> ServerModel {
             replicas: p.replicas_per_unit,
             max_batch: p.max_batch,
             kv_capacity_tokens: p.kv_capacity_tokens,
-            cost: IterationCost {
-                fixed_s: p.fixed_s,
-                prefill_s_per_token: p.prefill_s_per_token,
-                decode_compute_s_per_seq: p.decode_compute_s_per_seq,
-                weight_read_s: p.weight_read_s,
-                kv_read_s_per_token: p.kv_read_s_per_token,
-            },
+            cost: p.cost(),
             variability: p.variability.clone(),
+            scheduler: p.scheduler,
+            prefix_cache: None,
         },
     }
+}
+
+/// The server model with prefix caching on when the scenario's replayed requests carry prompt
+/// prefix blocks (a trace with `hash_ids` and `workload.prefix_caching` not false; the scenario
+/// drops the blocks otherwise).
+pub fn with_prefix_caching(mut server: ServerModel, scenario: &Scenario) -> ServerModel {
+    if let (ServerModel::ContinuousBatching { prefix_cache, .. }, Some(b)) =
+        (&mut server, scenario.traffic.prefix_blocks())
+    {
+        *prefix_cache = Some(sim::PrefixCaching { blocks: b.clone() });
+    }
+    server
 }
 
 /// Everything needed to simulate one tier, decided once.
@@ -198,7 +204,7 @@ impl<'a> TierContext<'a> {
     /// If `tier_index` is not a tier of `scenario`.
     pub fn new(scenario: &'a Scenario, tier_index: usize, replications: u32) -> Self {
         let tier = &scenario.tiers[tier_index];
-        let server = server_model(&tier.plan);
+        let server = with_prefix_caching(server_model(&tier.plan), scenario);
         TierContext {
             scenario,
             tier,
@@ -258,6 +264,9 @@ pub struct Evaluation {
     /// The same percentile of time to first token and time per output token \[s\].
     pub ttft_s: Option<f64>,
     pub tpot_s: Option<f64>,
+    /// Their 95 % confidence half-widths \[s\].
+    pub ttft_ci95_s: Option<f64>,
+    pub tpot_ci95_s: Option<f64>,
     pub report: SimReport,
 }
 
@@ -356,6 +365,8 @@ impl Sizes {
         if !(self.from_trace && has_own) {
             r.input_tokens = draw(&self.prompt, &mut self.rng);
             r.output_tokens = draw(&self.output, &mut self.rng);
+            // Drawn prompts are not the trace's: its prefix blocks do not describe them.
+            r.prefix = 0;
         }
         r
     }
@@ -394,6 +405,18 @@ pub fn evaluate_with(
     units: u32,
     m: &Measurement,
 ) -> Result<Evaluation, SimError> {
+    evaluate_recorded(ctx, year, units, m, false).map(|(e, _)| e)
+}
+
+/// [`evaluate_with`], and with `record` the measured requests of each replication
+/// ([`sim::simulate_recorded`]); empty without.
+fn evaluate_recorded(
+    ctx: &TierContext<'_>,
+    year: u32,
+    units: u32,
+    m: &Measurement,
+    record: bool,
+) -> Result<(Evaluation, Vec<Vec<sim::Completion>>), SimError> {
     let s = ctx.scenario;
     let seed = tier_year_seed(s.seed, ctx.tier_index, year);
     let fleet = FleetSpec {
@@ -410,21 +433,35 @@ pub fn evaluate_with(
         quantiles: vec![s.slo.percentile / 100.0],
     };
     let window = m.window_s;
-    let report = sim::simulate(&fleet, &run, |rep| {
-        design_arrivals(s, year, window, seed, rep)
-    })?;
+    let arrivals = |rep| design_arrivals(s, year, window, seed, rep);
+    let (report, requests) = if record {
+        sim::simulate_recorded(&fleet, &run, arrivals)?
+    } else {
+        (sim::simulate(&fleet, &run, arrivals)?, Vec::new())
+    };
     let at = |l: &sim::LatencyStats| l.extra.first().map(|(_, e)| *e);
     let slo = at(&report.latency);
     let service = at(&report.service);
-    Ok(Evaluation {
+    let e = Evaluation {
         units: fleet.units,
         slo_s: slo.map_or(f64::INFINITY, |e| e.value_s),
         slo_ci95_s: slo.and_then(|e| e.ci95_half_width_s),
         service_slo_s: service.map_or(f64::INFINITY, |e| e.value_s),
         ttft_s: report.ttft.as_ref().and_then(at).map(|e| e.value_s),
         tpot_s: report.tpot.as_ref().and_then(at).map(|e| e.value_s),
+        ttft_ci95_s: report
+            .ttft
+            .as_ref()
+            .and_then(at)
+            .and_then(|e| e.ci95_half_width_s),
+        tpot_ci95_s: report
+            .tpot
+            .as_ref()
+            .and_then(at)
+            .and_then(|e| e.ci95_half_width_s),
         report,
-    })
+    };
+    Ok((e, requests))
 }
 
 /// The smallest fleet meeting the SLO in `year`, and why the search stopped.
@@ -503,6 +540,7 @@ pub fn latency_curve(ctx: &TierContext<'_>, units: u32) -> Vec<LoadPoint> {
     }
     let (prompt, output) = ctx.scenario.workload.mean_tokens();
     let seed = tier_year_seed(ctx.scenario.seed, ctx.tier_index, 0);
+    let at_slo = |l: &sim::LatencyStats| l.extra.first().map(|(_, e)| e.value_s);
     LOADS
         .iter()
         .filter_map(|&f| {
@@ -528,7 +566,8 @@ pub fn latency_curve(ctx: &TierContext<'_>, units: u32) -> Vec<LoadPoint> {
                 warmup_s: warmup,
                 replications: 2,
                 seed,
-                quantiles: vec![],
+                // The contract's percentile, for the time to first token and per output token.
+                quantiles: vec![ctx.scenario.slo.percentile / 100.0],
             };
             let r = sim::simulate(&fleet, &run, |rep| {
                 sim::PoissonArrivals::new(seed, rep, rate, count).with_tokens(prompt, output)
@@ -540,6 +579,8 @@ pub fn latency_curve(ctx: &TierContext<'_>, units: u32) -> Vec<LoadPoint> {
                 p50_s: r.latency.p50.value_s,
                 p95_s: r.latency.p95.value_s,
                 p99_s: r.latency.p99.value_s,
+                ttft_s: r.ttft.as_ref().and_then(at_slo),
+                tpot_s: r.tpot.as_ref().and_then(at_slo),
             })
         })
         .collect()
@@ -753,7 +794,11 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
                 utilization: r.utilization.mean_utilization,
                 ttft_s: eval.ttft_s,
                 tpot_s: eval.tpot_s,
+                ttft_ci95_s: eval.ttft_ci95_s,
+                tpot_ci95_s: eval.tpot_ci95_s,
                 little_relative_error: r.little.relative_error,
+                llm: r.llm,
+                prefix_hit_rate: r.prefix_cache.map(|p| p.hit_rate),
                 cdf: r
                     .latency_cdf
                     .iter()
@@ -847,6 +892,10 @@ pub struct SizeRun {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub closed_loop: Option<sim::ClosedLoop>,
     pub report: SimReport,
+    /// Per replication, the measured requests served, when the sweep was asked to record them
+    /// (`simulate --requests-csv`); empty otherwise.
+    #[serde(skip)]
+    pub requests: Vec<Vec<sim::Completion>>,
 }
 
 /// Every tier simulated over a range of fleet sizes on one year's design traffic.
@@ -883,6 +932,17 @@ pub fn sweep_sizes(
     units: &[u32],
     tick: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<SizeSweep, SimError> {
+    sweep_sizes_with(scenario, year, units, tick, false)
+}
+
+/// [`sweep_sizes`], and with `record` each run's measured requests in [`SizeRun::requests`].
+pub fn sweep_sizes_with(
+    scenario: &Scenario,
+    year: u32,
+    units: &[u32],
+    tick: &(dyn Fn(usize, usize) + Sync),
+    record: bool,
+) -> Result<SizeSweep, SimError> {
     let s = scenario;
     let design = s
         .traffic
@@ -914,7 +974,7 @@ pub fn sweep_sizes(
         .par_iter()
         .map(|&(c, units)| {
             let (ctx, m) = &contexts[c];
-            let e = evaluate_with(ctx, year, units, m)?;
+            let (e, requests) = evaluate_recorded(ctx, year, units, m, record)?;
             tick(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
             Ok(SizeRun {
                 tier: ctx.tier.name.clone(),
@@ -924,6 +984,7 @@ pub fn sweep_sizes(
                 meets_slo: e.meets(&s.slo),
                 closed_loop: None,
                 report: e.report,
+                requests,
             })
         })
         .collect::<Result<_, SimError>>()?;
@@ -961,6 +1022,18 @@ pub fn sweep_closed(
     clients: u32,
     think: sim::ThinkTime,
     tick: &(dyn Fn(usize, usize) + Sync),
+) -> Result<SizeSweep, SimError> {
+    sweep_closed_with(scenario, units, clients, think, tick, false)
+}
+
+/// [`sweep_closed`], and with `record` each run's measured requests in [`SizeRun::requests`].
+pub fn sweep_closed_with(
+    scenario: &Scenario,
+    units: &[u32],
+    clients: u32,
+    think: sim::ThinkTime,
+    tick: &(dyn Fn(usize, usize) + Sync),
+    record: bool,
 ) -> Result<SizeSweep, SimError> {
     let s = scenario;
     let mut jobs: Vec<(usize, u32)> = Vec::new();
@@ -1006,8 +1079,15 @@ pub fn sweep_closed(
                 seed,
                 quantiles: vec![s.slo.percentile / 100.0],
             };
-            let report =
-                sim::simulate_closed(&fleet, &run, &closed, |rep| closed_requests(s, seed, rep))?;
+            let requests = |rep| closed_requests(s, seed, rep);
+            let (report, requests) = if record {
+                sim::simulate_closed_recorded(&fleet, &run, &closed, requests)?
+            } else {
+                (
+                    sim::simulate_closed(&fleet, &run, &closed, requests)?,
+                    Vec::new(),
+                )
+            };
             let at = |l: &sim::LatencyStats| l.extra.first().map(|(_, e)| e.value_s);
             let e = Evaluation {
                 units,
@@ -1016,6 +1096,8 @@ pub fn sweep_closed(
                 service_slo_s: at(&report.service).unwrap_or(f64::INFINITY),
                 ttft_s: report.ttft.as_ref().and_then(at),
                 tpot_s: report.tpot.as_ref().and_then(at),
+                ttft_ci95_s: None,
+                tpot_ci95_s: None,
                 report,
             };
             tick(done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
@@ -1027,6 +1109,7 @@ pub fn sweep_closed(
                 meets_slo: e.meets(&s.slo),
                 closed_loop: Some(closed.clone()),
                 report: e.report,
+                requests,
             })
         })
         .collect::<Result<_, SimError>>()?;

@@ -46,6 +46,12 @@ pub struct ChipFile {
     pub cores: Option<CitedEntry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock_ghz: Option<CitedEntry>,
+    /// Private L2 cache per core [MB = 1e6 B]. CPUs only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub l2_mb_per_core: Option<CitedEntry>,
+    /// Shared last-level cache (L3 / system-level cache) per chip [MB = 1e6 B]. CPUs only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llc_mb: Option<CitedEntry>,
     /// Memory per chip [GB = 1e9 B].
     pub memory_gb: CitedEntry,
     /// Sustainable-peak memory bandwidth per chip [GB/s = 1e9 B/s].

@@ -228,6 +228,30 @@ pub const CLOCK: ProfileNumber = ProfileNumber {
     held: |p| p.clock_ghz.as_ref(),
     held_mut: |p| p.clock_ghz.as_mut(),
 };
+pub const L2_PER_CORE: ProfileNumber = ProfileNumber {
+    key: "chip.l2_mb_per_core",
+    label: "chip.l2_per_core [B]",
+    unit: "MB (1e6 B)",
+    scale: 1e6,
+    valid: Valid::from_to(0.0, 1_000.0, "MB from 0 to 1,000"),
+    presence: Presence::Optional,
+    help: "CPUs only: private L2 cache of one core (at most 1,000 MB: the largest shipping L2 is 4 MB per core, ×250). With `chip.llc_mb` it decides whether a model's weights stay in cache (perf.rs, \"cache-resident weights\"); absent counts as 0",
+    raw: |f| f.chip.l2_mb_per_core.as_ref(),
+    held: |p| p.l2_bytes_per_core.as_ref(),
+    held_mut: |p| p.l2_bytes_per_core.as_mut(),
+};
+pub const LLC: ProfileNumber = ProfileNumber {
+    key: "chip.llc_mb",
+    label: "chip.llc [B]",
+    unit: "MB (1e6 B)",
+    scale: 1e6,
+    valid: Valid::from_to(0.0, 100_000.0, "MB from 0 to 100,000"),
+    presence: Presence::Optional,
+    help: "CPUs only: shared last-level cache (L3, or the system-level cache of Arm chips) of one chip, or of the VM's share of it (at most 100,000 MB: the largest L3 per socket is 1,152 MB, ×80). Weights that fit in the cache the executing cores reach are not re-read from DRAM per request; absent counts as 0",
+    raw: |f| f.chip.llc_mb.as_ref(),
+    held: |p| p.llc_bytes_per_chip.as_ref(),
+    held_mut: |p| p.llc_bytes_per_chip.as_mut(),
+};
 pub const MEMORY: ProfileNumber = ProfileNumber {
     key: "chip.memory_gb",
     label: "chip.memory [B]",
@@ -354,7 +378,7 @@ pub const EFFICIENCY_COMPUTE_MATMUL: ProfileNumber = ProfileNumber {
     scale: 1.0,
     valid: FRACTION,
     presence: Presence::Optional,
-    help: "fraction of peak compute reached on matmul-dominated classic models (`op_class = \"matmul\"`: BERT, embedding models); generative models keep efficiency.compute; absent: efficiency.compute",
+    help: "fraction of peak compute reached on matmul-dominated models: classic ones with `op_class = \"matmul\"` (BERT, embedding models) and every generative model (its prefill and decode are transformer GEMMs); absent: efficiency.compute",
     raw: |f| f.efficiency.compute_matmul.as_ref(),
     held: |p| p.efficiency_compute_matmul.as_ref(),
     held_mut: |p| p.efficiency_compute_matmul.as_mut(),
@@ -478,6 +502,8 @@ pub static PROFILE_NUMBERS: &[ProfileNumber] = &[
     CHIPS,
     CORES,
     CLOCK,
+    L2_PER_CORE,
+    LLC,
     MEMORY,
     BANDWIDTH,
     PEAK_FP32,

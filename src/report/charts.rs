@@ -20,6 +20,7 @@
 //! | `cost-breakdown-<tier>` | where each option's money goes, year by year |
 //! | `capacity` | whether each year's fleet covers that year's traffic |
 //! | `design-day` | how an autoscaled cloud fleet follows the busiest day |
+//! | `latency-tokens-<tier>` | under a contract on time to first token / per output token: how much load the planned fleet takes before either breaks its bound |
 //! | `latency-<tier>` | how much load a tier's planned fleet takes before the tail breaks the SLO |
 //! | `latency-cdf` | what latency requests see at the planned fleet |
 
@@ -300,13 +301,7 @@ pub(crate) fn shown_series<'a>(
                 .zip(&b.yearly)
                 .all(|(x, y)| (x.discounted_usd - y.discounted_usd).abs() < 1.0)
     };
-    let mut groups: Vec<Vec<&Series<'a>>> = vec![];
-    for s in costed {
-        match groups.iter_mut().find(|g| equal(g[0].cost, s.cost)) {
-            Some(g) => g.push(s),
-            None => groups.push(vec![s]),
-        }
-    }
+    let mut groups = equal_groups(costed, |a, b| equal(a.cost, b.cost));
     let rank = |g: &Vec<&Series<'a>>| (!g[0].tier.meets_slo(), g[0].cost.net_present_cost_usd);
     groups.sort_by(|a, b| {
         let (ka, kb) = (rank(a), rank(b));
@@ -363,7 +358,7 @@ pub(crate) fn shown_series<'a>(
         };
         used_colors.push(color);
         shown.push(Series {
-            label: names.join(" = "),
+            label: merged_label(&names),
             color,
             marker: draw::Marker::nth(shown.len()),
             same: g[1..]
@@ -374,6 +369,41 @@ pub(crate) fn shown_series<'a>(
         });
     }
     (shown, left_out)
+}
+
+/// The items that draw the same line, grouped, in order of first appearance: every chart draws
+/// such a group once, labelled with [`merged_label`] ("A = B"), so no series hides another.
+pub(crate) fn equal_groups<T>(
+    items: impl IntoIterator<Item = T>,
+    same: impl Fn(&T, &T) -> bool,
+) -> Vec<Vec<T>> {
+    let mut groups: Vec<Vec<T>> = vec![];
+    for item in items {
+        match groups.iter_mut().find(|g| same(&g[0], &item)) {
+            Some(g) => g.push(item),
+            None => groups.push(vec![item]),
+        }
+    }
+    groups
+}
+
+/// The label of a group of equal series: their names joined by " = ".
+pub(crate) fn merged_label<S: AsRef<str>>(names: &[S]) -> String {
+    names
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(" = ")
+}
+
+/// Whether two drawn point sequences are the same line: as many points, each within a
+/// millionth of the larger coordinate (or 1e-12 near zero) of its twin.
+pub(crate) fn same_points(a: &[(f64, f64)], b: &[(f64, f64)]) -> bool {
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1e-6);
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(p, q)| close(p.0, q.0) && close(p.1, q.1))
 }
 
 /// What every chart builder reads.

@@ -17,6 +17,9 @@ pub mod content;
 pub mod layout;
 pub mod uncertainty;
 
+use std::collections::HashMap;
+use std::num::NonZeroU16;
+
 use krilla::Document;
 use krilla::color::rgb;
 use krilla::geom::{PathBuilder, Point, Rect, Size, Transform};
@@ -26,11 +29,15 @@ use krilla::outline::{Outline, OutlineNode};
 use krilla::page::PageSettings;
 use krilla::paint::{Fill, FillRule, Stroke};
 use krilla::surface::Surface;
+use krilla::tagging::{
+    Artifact, ArtifactType, ContentTag, Identifier, ListNumbering, SpanTag, TableHeaderScope, Tag,
+    TagGroup, TagTree,
+};
 use krilla::text::{Font, TextDirection};
 use krilla_svg::{SurfaceExt, SvgSettings};
 
 pub use self::layout::Paper;
-use self::layout::{Layout, Op, Rgb};
+use self::layout::{Block, BlockKind, Layout, Mark, Op, Rgb};
 use crate::report::charts::ChartSet;
 use crate::report::fonts;
 use crate::results::RunResults;
@@ -239,21 +246,39 @@ fn draw(
     let (w, h) = paper.size();
     let settings =
         PageSettings::from_wh(w, h).ok_or_else(|| PdfError::Krilla("invalid page size".into()))?;
+    // The marked-content pieces of each leaf of the structure, over all pages.
+    let mut pieces: HashMap<usize, Vec<Identifier>> = HashMap::new();
     for (i, page) in layout.pages.iter().enumerate() {
         let mut p = doc.start_page_with(settings.clone());
         let mut s = p.surface();
         // The A4 column, centred on wider paper.
         s.push_transform(&Transform::from_translate(paper.offset_x(), 0.0));
-        for op in &page.ops {
+        for (k, op) in page.ops.iter().enumerate() {
+            let tag = match (page.marks.get(k), op) {
+                (Some(Mark::Leaf(_)), Op::Chart { .. }) => ContentTag::Other,
+                (Some(Mark::Leaf(_)), _) => ContentTag::Span(SpanTag::empty()),
+                _ => ContentTag::Artifact(Artifact::new(ArtifactType::Layout, None)),
+            };
+            let id = s.start_tagged(tag);
             draw_op(&mut s, op, &faces, charts);
+            s.end_tagged();
+            if let Some(Mark::Leaf(n)) = page.marks.get(k) {
+                pieces.entry(*n).or_default().push(id);
+            }
         }
         for op in content::footer(results, i, n, h) {
+            s.start_tagged(ContentTag::Artifact(Artifact::new(
+                ArtifactType::PaginationOther,
+                None,
+            )));
             draw_op(&mut s, &op, &faces, charts);
+            s.end_tagged();
         }
         s.pop();
         s.finish();
         p.finish();
     }
+    doc.set_tag_tree(tag_tree(&layout.blocks, &mut pieces));
     let mut outline = Outline::new();
     let mut parent: Option<OutlineNode> = None;
     for sec in &layout.sections {
@@ -294,6 +319,91 @@ fn draw(
             .creation_date(date.to_pdf()),
     );
     doc.finish().map_err(|e| PdfError::Krilla(format!("{e:?}")))
+}
+
+/// The structure tree of the tagged PDF: the layout's blocks in reading order — headings,
+/// paragraphs, lists, tables (header and body rows), figures with their titles as alternative
+/// text and their captions.
+fn tag_tree(blocks: &[Block], pieces: &mut HashMap<usize, Vec<Identifier>>) -> TagTree {
+    fn fill(
+        pieces: &mut HashMap<usize, Vec<Identifier>>,
+        leaf: Option<&usize>,
+        mut g: TagGroup,
+    ) -> TagGroup {
+        for id in leaf.and_then(|n| pieces.remove(n)).unwrap_or_default() {
+            g.push(id);
+        }
+        g
+    }
+    let mut take = |leaf: Option<&usize>, g: TagGroup| fill(pieces, leaf, g);
+    let mut tree = TagTree::new();
+    let mut list: Option<TagGroup> = None;
+    for b in blocks {
+        if !matches!(b.kind, BlockKind::ListItem)
+            && let Some(l) = list.take()
+        {
+            tree.push(l);
+        }
+        let leaf = |k: usize| b.leaves.get(k);
+        let node = match &b.kind {
+            BlockKind::Heading { level, title } => take(
+                leaf(0),
+                TagGroup::new(Tag::Hn(
+                    NonZeroU16::new(u16::from(*level).max(1)).unwrap_or(NonZeroU16::MIN),
+                    Some(title.clone()),
+                )),
+            ),
+            BlockKind::Paragraph => take(leaf(0), TagGroup::new(Tag::P)),
+            BlockKind::Caption => take(leaf(0), TagGroup::new(Tag::Caption)),
+            BlockKind::Figure { alt } => {
+                take(leaf(0), TagGroup::new(Tag::Figure(Some(alt.clone()))))
+            }
+            BlockKind::ListItem => {
+                let mut li = TagGroup::new(Tag::LI);
+                li.push(take(leaf(0), TagGroup::new(Tag::Lbl)));
+                li.push(take(leaf(1), TagGroup::new(Tag::LBody)));
+                list.get_or_insert_with(|| TagGroup::new(Tag::L(ListNumbering::Disc)))
+                    .push(li);
+                continue;
+            }
+            BlockKind::Table { rows } => {
+                let mut table = TagGroup::new(Tag::Table);
+                let mut head = TagGroup::new(Tag::THead);
+                let mut body = TagGroup::new(Tag::TBody);
+                for (header, cells) in rows {
+                    let mut tr = TagGroup::new(Tag::TR);
+                    for c in cells {
+                        let cell = if *header {
+                            TagGroup::new(Tag::TH(TableHeaderScope::Column))
+                        } else {
+                            TagGroup::new(Tag::TD)
+                        };
+                        tr.push(take(Some(c), cell));
+                    }
+                    if *header {
+                        head.push(tr);
+                    } else {
+                        body.push(tr);
+                    }
+                }
+                table.push(head);
+                table.push(body);
+                table
+            }
+        };
+        tree.push(node);
+    }
+    if let Some(l) = list {
+        tree.push(l);
+    }
+    // Every marked piece has exactly one parent (krilla refuses a file otherwise): a leaf no
+    // block claimed (none is made that way) goes in a paragraph of its own at the end.
+    let mut rest: Vec<usize> = pieces.keys().copied().collect();
+    rest.sort_unstable();
+    for n in rest {
+        tree.push(fill(pieces, Some(&n), TagGroup::new(Tag::P)));
+    }
+    tree
 }
 
 #[cfg(test)]

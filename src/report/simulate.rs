@@ -106,8 +106,122 @@ pub fn render(s: &Scenario, sweep: &SizeSweep) -> String {
         s.simulation.replications,
         s.slo.label()
     );
+    out.push_str(&llm_table(sweep));
     for n in &sweep.skipped {
         out.push_str(&format!("note: {n}\n"));
     }
+    out.push_str(&prefix_lines(sweep));
     out
+}
+
+/// One line per run with prefix caching: the share of prompt tokens its caches hit.
+fn prefix_lines(sweep: &SizeSweep) -> String {
+    let mut out = String::new();
+    for r in &sweep.runs {
+        if let Some(p) = &r.report.prefix_cache {
+            out.push_str(&format!(
+                "prefix cache: {} × {}: {:.1} % of {} prompt tokens hit\n",
+                r.tier,
+                r.units,
+                p.hit_rate * 100.0,
+                crate::format::grouped(p.prompt_tokens as f64, 0)
+            ));
+        }
+    }
+    out
+}
+
+/// Generative runs: tokens per second, KV-cache utilization and preemptions, one row per run;
+/// empty when no run is generative.
+fn llm_table(sweep: &SizeSweep) -> String {
+    let rows: Vec<_> = sweep
+        .runs
+        .iter()
+        .filter_map(|r| r.report.llm.as_ref().map(|l| (r, l)))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut t = Table::new();
+    t.load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled);
+    t.set_header(vec![
+        "tier",
+        "units",
+        "input tok/s",
+        "output tok/s",
+        "KV mean",
+        "KV peak",
+        "preemptions",
+        "per request",
+    ]);
+    for (r, l) in rows {
+        t.add_row(vec![
+            r.tier.clone(),
+            r.units.to_string(),
+            format!("{:.0}", l.input_tokens_per_s),
+            format!("{:.0}", l.output_tokens_per_s),
+            format!("{:.0} %", l.kv_utilization_mean * 100.0),
+            format!("{:.0} %", l.kv_utilization_peak * 100.0),
+            l.preemptions.to_string(),
+            format!("{:.3}", l.preemptions_per_request),
+        ]);
+    }
+    for c in t.column_iter_mut().skip(1) {
+        c.set_cell_alignment(CellAlignment::Right);
+    }
+    format!("  tokens and KV cache (all replications)\n{t}\n")
+}
+
+/// Header of `simulate --requests-csv`.
+pub const REQUESTS_CSV_HEADER: &str =
+    "tier,units,replication,arrival_s,ttft_s,tpot_s,e2e_s,tokens_in,tokens_out";
+
+/// One row per measured request served, in run order (tier, then size), replication order and
+/// the order requests left: arrival (since the start of its replication), time to first token,
+/// time per output token after the first (empty for one-token replies and classic models), and
+/// end-to-end latency, in seconds to the nanosecond — computed as the simulator's statistics
+/// compute them, so the file's percentiles are the report's.
+pub fn requests_csv(sweep: &SizeSweep) -> String {
+    let mut out = String::from(REQUESTS_CSV_HEADER);
+    out.push('\n');
+    let s = |ns: u64| format!("{}.{:09}", ns / 1_000_000_000, ns % 1_000_000_000);
+    for r in &sweep.runs {
+        let tier = csv_field(&r.tier);
+        for (rep, requests) in r.requests.iter().enumerate() {
+            for c in requests {
+                let q = &c.request;
+                let ttft = c.first_token_ns.map(|f| f - q.arrival_ns);
+                let out_tokens = q.output_tokens.max(1);
+                let tpot = match c.first_token_ns {
+                    Some(f) if out_tokens > 1 => Some((c.end_ns - f) / u64::from(out_tokens - 1)),
+                    _ => None,
+                };
+                let tokens_out = if c.first_token_ns.is_some() {
+                    out_tokens.to_string()
+                } else {
+                    String::new()
+                };
+                out.push_str(&format!(
+                    "{tier},{},{rep},{},{},{},{},{},{tokens_out}\n",
+                    r.units,
+                    s(q.arrival_ns),
+                    ttft.map_or(String::new(), s),
+                    tpot.map_or(String::new(), s),
+                    s(c.end_ns - q.arrival_ns),
+                    q.input_tokens,
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// A CSV field, quoted (RFC 4180) when it holds a comma, quote or line break.
+fn csv_field(v: &str) -> String {
+    if v.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", v.replace('"', "\"\""))
+    } else {
+        v.to_string()
+    }
 }

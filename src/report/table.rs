@@ -267,12 +267,7 @@ fn uncertainty_tables(r: &RunResults) -> String {
         for (row, flip) in s.tornado.iter().zip(&s.flip_points).take(TORNADO_ROWS) {
             t.add_row(vec![
                 row.input.clone(),
-                format!(
-                    "{} – {} {}",
-                    format::plain(row.low_value),
-                    format::plain(row.high_value),
-                    row.unit
-                ),
+                format::quantity_range(row.low_value, row.high_value, &row.unit),
                 money(row.difference_low_usd),
                 money(row.difference_high_usd),
                 usd(row.swing_usd),
@@ -364,8 +359,8 @@ fn capacity_table(r: &RunResults) -> String {
         "p95".into(),
         "p99".into(),
         format!("{pct} (±95 % CI){}", bound(r.scenario.slo_latency_s)),
-        format!("TTFT {pct}{}", bound(r.scenario.slo_ttft_s)),
-        format!("TPOT {pct}{}", bound(r.scenario.slo_tpot_s)),
+        format!("TTFT {pct} (±95 % CI){}", bound(r.scenario.slo_ttft_s)),
+        format!("TPOT {pct} (±95 % CI){}", bound(r.scenario.slo_tpot_s)),
     ];
     if simulated {
         header.extend(latency_headers[..4].iter().map(String::as_str));
@@ -392,16 +387,15 @@ fn capacity_table(r: &RunResults) -> String {
                 match &c.latency {
                     Some(l) => {
                         let ms = format::ms;
+                        let ms_ci = |v: f64, h: Option<f64>| match h {
+                            Some(h) if h > 0.0 => format!("{} ± {}", ms(v), ms(h)),
+                            _ => format!("{} (no CI)", ms(v)),
+                        };
                         row.extend([ms(l.p50_s), ms(l.p95_s), ms(l.p99_s)]);
-                        row.push(match l.slo_ci95_s {
-                            Some(h) if h > 0.0 => {
-                                format!("{} ± {}", ms(l.slo_percentile_s), ms(h))
-                            }
-                            _ => format!("{} (no CI)", ms(l.slo_percentile_s)),
-                        });
+                        row.push(ms_ci(l.slo_percentile_s, l.slo_ci95_s));
                         if tokens {
-                            row.push(l.ttft_s.map_or(MISSING.into(), ms));
-                            row.push(l.tpot_s.map_or(MISSING.into(), ms));
+                            row.push(l.ttft_s.map_or(MISSING.into(), |v| ms_ci(v, l.ttft_ci95_s)));
+                            row.push(l.tpot_s.map_or(MISSING.into(), |v| ms_ci(v, l.tpot_ci95_s)));
                         }
                         row.push(format::percent(tier.utilization(c), 0));
                     }
@@ -411,7 +405,7 @@ fn capacity_table(r: &RunResults) -> String {
                     }
                 }
             }
-            let status = crate::results::decision::year_status(c, r.scenario.slo_latency_s);
+            let status = crate::results::decision::year_status(c, &r.scenario.bounds());
             row.push(if status == crate::results::decision::SloStatus::Marginal {
                 "met (marginal)".into()
             } else {
@@ -506,7 +500,7 @@ fn cost_table(r: &RunResults) -> String {
                 );
             }
             row.push(
-                crate::results::decision::tier_status(tier, r.scenario.slo_latency_s)
+                crate::results::decision::tier_status(tier, &r.scenario.bounds())
                     .label()
                     .into(),
             );

@@ -92,6 +92,74 @@ fn at(row: u32, c: u16) -> String {
     format!("{}{}", col(c), row + 1)
 }
 
+/// Widest a column is made to fit its content \[px\]; longer text wraps in it.
+const MAX_COLUMN_PX: u32 = 360;
+
+/// Size every column to its content (at most `max_px`), and print the sheet landscape, one page
+/// wide, so nothing is clipped at a cell's or the paper's edge. Called once the table cells are
+/// written and before the titles and notes that run across columns (`note`), which would
+/// otherwise widen the first column.
+fn fit_and_print(ws: &mut Worksheet, max_px: u32) {
+    ws.set_autofit_max_width(max_px);
+    ws.autofit();
+    ws.set_landscape();
+    ws.set_print_fit_to_pages(1, 0);
+}
+
+/// Widest an option sheet's column is made \[px\]: its headers wrap to it.
+const OPTION_COLUMN_PX: u32 = 150;
+/// About how many characters of the default font a column `px` wide holds.
+fn chars_in(px: u32) -> usize {
+    (px as usize).saturating_sub(7) / 7
+}
+
+/// Set a wrapped header row as tall as its longest header needs at OPTION_COLUMN_PX (a
+/// spreadsheet does not grow a row for wrapped text it loads).
+fn header_height(ws: &mut Worksheet, row: u32, headers: &[&str]) -> Result<(), XlsxError> {
+    let lines = headers
+        .iter()
+        .map(|h| wrap_chars(h, chars_in(OPTION_COLUMN_PX)).len())
+        .max()
+        .unwrap_or(1);
+    ws.set_row_height(row, 15.0 * lines as f64)?;
+    Ok(())
+}
+
+/// `text` broken at spaces into lines of at most `width` characters.
+fn wrap_chars(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![];
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// A long note across columns 0..=`last_col` of `row`, wrapped at about `width` characters
+/// (no more than those columns hold), the row as tall as its lines.
+fn note(
+    ws: &mut Worksheet,
+    row: u32,
+    last_col: u16,
+    text: &str,
+    width: usize,
+    s: &Styles,
+) -> Result<(), XlsxError> {
+    let lines = wrap_chars(text, width);
+    ws.merge_range(row, 0, row, last_col, &lines.join("\n"), &s.wrap)?;
+    ws.set_row_height(row, 15.0 * lines.len() as f64 + 2.0)?;
+    Ok(())
+}
+
 struct Styles {
     bold: Format,
     money: Format,
@@ -147,21 +215,6 @@ fn unit_of(scope: &str, field: &str) -> String {
 fn assumptions_sheet(r: &RunResults, s: &Styles, refs: &mut Refs) -> Result<Worksheet, XlsxError> {
     let mut ws = Worksheet::new();
     ws.set_name("Assumptions")?;
-    ws.write_string_with_format(
-        0,
-        0,
-        format!(
-            "Assumptions of {} (every input the run used)",
-            r.scenario.name
-        ),
-        &s.bold,
-    )?;
-    ws.write_string(
-        1,
-        0,
-        "The yellow value cells feed every formula of the option sheets: change one and the totals \
-         follow. The fleet sizes were planned at these values and do not change.",
-    )?;
     let head = [
         "Scope", "Input", "Value", "Unit", "Basis", "Source", "Date", "Note",
     ];
@@ -185,25 +238,43 @@ fn assumptions_sheet(r: &RunResults, s: &Styles, refs: &mut Refs) -> Result<Work
                 input.basis.label()
             },
         )?;
-        ws.write_string(row, 5, &input.source)?;
+        let note_text = input.note.clone().unwrap_or_default();
+        ws.write_string_with_format(row, 5, &input.source, &s.wrap)?;
         ws.write_string(row, 6, &input.date)?;
-        ws.write_string(row, 7, input.note.clone().unwrap_or_default())?;
+        ws.write_string_with_format(row, 7, &note_text, &s.wrap)?;
+        // The row as tall as its longest wrapped text (a spreadsheet does not grow it on load).
+        let lines = [&input.source, &note_text]
+            .iter()
+            .map(|t| wrap_chars(t, chars_in(MAX_COLUMN_PX) - 2).len())
+            .max()
+            .unwrap_or(1);
+        if lines > 1 {
+            ws.set_row_height(row, 15.0 * lines as f64)?;
+        }
         refs.cells
             .entry(key)
             .or_insert_with(|| format!("Assumptions!$C${}", row + 1));
     }
-    for (c, w) in [
-        (0u16, 22.0),
-        (1, 36.0),
-        (2, 14.0),
-        (3, 16.0),
-        (4, 10.0),
-        (5, 50.0),
-        (6, 12.0),
-        (7, 60.0),
-    ] {
-        ws.set_column_width(c, w)?;
-    }
+    fit_and_print(&mut ws, MAX_COLUMN_PX);
+    ws.write_string_with_format(
+        0,
+        0,
+        format!(
+            "Assumptions of {} (every input the run used)",
+            r.scenario.name
+        ),
+        &s.bold,
+    )?;
+    note(
+        &mut ws,
+        1,
+        7,
+        "The yellow value cells feed every formula of the option sheets: change one and the totals \
+         follow. The fleet sizes were planned at these values and do not change.",
+        120,
+        s,
+    )?;
+    ws.set_repeat_rows(3, 3)?;
     Ok(ws)
 }
 
@@ -361,12 +432,6 @@ fn option_sheet(
     let tax = refs.cost("tax_rate", c.tax_rate.value);
     let h = o.yearly.len() as u32;
 
-    ws.write_string_with_format(
-        0,
-        0,
-        format!("{} · {} — cost lines and cash flows", t.name, opt),
-        &s.bold,
-    )?;
     // Reservation parameters: the upfront share and the discount it buys (linear from none
     // through Partial Upfront at 0.5 to All Upfront at 1, as the cost model).
     let term = opt.term_years().unwrap_or(1);
@@ -450,7 +515,12 @@ fn option_sheet(
             0.0
         }
     };
-    ws.write_string(1, 4, "Owned at the horizon, in servers at the year-1 price")?;
+    ws.write_string_with_format(
+        1,
+        4,
+        "Owned at the horizon, in servers at the year-1 price",
+        &s.wrap,
+    )?;
     put(
         &mut ws,
         1,
@@ -459,16 +529,11 @@ fn option_sheet(
         &s.qty,
     )?;
     let held = "$F$2";
-    ws.write_string(
-        2,
-        0,
-        "Quantities (columns B–I) are the plan, sized at the base assumptions; the cost lines \
-         (J–Z) are formulas of them and of the Assumptions sheet.",
-    )?;
 
     for (i, hd) in LINE_HEADERS.iter().enumerate() {
         ws.write_string_with_format(4, i as u16, *hd, &s.wrap)?;
     }
+    header_height(&mut ws, 4, &LINE_HEADERS)?;
     let first = 5u32;
     let row_of = |year: u32| first + year - 1;
     // The commitments live in year `year` (1-based, may pass the horizon), each lot at the
@@ -800,15 +865,10 @@ fn option_sheet(
     // The cash flows by point of time, as results::cashflow.
     let flows = option_cash_flow(&t.name, o, c);
     let head_row = first + h + 1;
-    ws.write_string_with_format(
-        head_row,
-        0,
-        "Cash flows (costs positive, cash received negative)",
-        &s.bold,
-    )?;
     for (i, hd) in CF_HEADERS.iter().enumerate() {
         ws.write_string_with_format(head_row + 1, i as u16, *hd, &s.wrap)?;
     }
+    header_height(&mut ws, head_row + 1, &CF_HEADERS)?;
     let cf_first = head_row + 2;
     let cf_last = cf_first + flows.rows.len() as u32 - 1;
     for (k, fr) in flows.rows.iter().enumerate() {
@@ -952,10 +1012,34 @@ fn option_sheet(
         ),
         &s.money_bold,
     )?;
-    ws.set_column_width(0, 14)?;
-    for cc in 1..=TOTAL {
-        ws.set_column_width(cc, 15)?;
-    }
+    // Column headers wrap at OPTION_COLUMN_PX; 26 columns print across pages, landscape,
+    // with the year column and the headers repeated (one page wide would be unreadable).
+    ws.set_autofit_max_width(OPTION_COLUMN_PX);
+    ws.autofit();
+    ws.set_landscape();
+    ws.set_repeat_columns(0, 0)?;
+    ws.set_repeat_rows(4, 4)?;
+    ws.write_string_with_format(
+        0,
+        0,
+        format!("{} · {} — cost lines and cash flows", t.name, opt),
+        &s.bold,
+    )?;
+    note(
+        &mut ws,
+        2,
+        TOTAL,
+        "Quantities (columns B–I) are the plan, sized at the base assumptions; the cost lines \
+         (J–Z) are formulas of them and of the Assumptions sheet.",
+        150,
+        s,
+    )?;
+    ws.write_string_with_format(
+        head_row,
+        0,
+        "Cash flows (costs positive, cash received negative)",
+        &s.bold,
+    )?;
     ws.set_freeze_panes(5, 1)?;
     let npc_cell = format!("'{}'!${}${}", name, col(15), total_row + 1);
     Ok((
@@ -1063,22 +1147,104 @@ fn summary_sheet(
 ) -> Result<Worksheet, XlsxError> {
     let mut ws = Worksheet::new();
     ws.set_name("Summary")?;
+    summary_body(&mut ws, r, s, sheets)?;
+    fit_and_print(&mut ws, MAX_COLUMN_PX);
     ws.write_string_with_format(
         0,
         0,
         format!("{}: net present cost by option", r.scenario.name),
         &s.bold,
     )?;
-    ws.write_string(
+    note(
+        &mut ws,
         1,
-        0,
-        format!(
+        6,
+        &format!(
             "Live totals of the option sheets beside tco-sim's results.json. {}",
             r.recommendation
                 .as_ref()
                 .map_or("", |x| x.sentence.as_str())
         ),
+        110,
+        s,
     )?;
+    Ok(ws)
+}
+
+/// Every tier and option of the run, below the option sheets' rows from `row`: the feasible
+/// options with results.json's net present cost and whether they meet the contract, and the
+/// infeasible tiers marked so, with the reason. Returns the next free row.
+fn all_tiers(
+    ws: &mut Worksheet,
+    r: &RunResults,
+    s: &Styles,
+    mut row: u32,
+) -> Result<u32, XlsxError> {
+    ws.write_string_with_format(
+        row,
+        0,
+        "Every tier and option (from results.json; live totals only on the option sheets)",
+        &s.bold,
+    )?;
+    row += 1;
+    for (i, h) in ["Tier", "Option", "Status", "Why / role", "", "results.json"]
+        .iter()
+        .enumerate()
+    {
+        if !h.is_empty() {
+            ws.write_string_with_format(row, i as u16, *h, &s.bold)?;
+        }
+    }
+    row += 1;
+    let rec = r.recommendation.as_ref();
+    for t in &r.tiers {
+        if let Some(why) = &t.infeasible {
+            ws.write_string(row, 0, &t.name)?;
+            ws.write_string(row, 1, crate::format::MISSING)?;
+            ws.write_string(row, 2, "infeasible")?;
+            ws.write_string_with_format(row, 3, why, &s.wrap)?;
+            row += 1;
+            continue;
+        }
+        for o in &t.options {
+            let role = match rec {
+                Some(x) if x.best.tier == t.name && x.best.option == o.option => "recommended",
+                Some(x)
+                    if x.runner_up
+                        .as_ref()
+                        .is_some_and(|u| u.tier == t.name && u.option == o.option) =>
+                {
+                    "runner-up"
+                }
+                _ => "",
+            };
+            ws.write_string(row, 0, &t.name)?;
+            ws.write_string(row, 1, o.option.to_string())?;
+            ws.write_string(
+                row,
+                2,
+                if t.meets_slo() {
+                    "meets the contract"
+                } else {
+                    "misses the contract"
+                },
+            )?;
+            if !role.is_empty() {
+                ws.write_string(row, 3, role)?;
+            }
+            put(ws, row, 5, Cell::N(o.net_present_cost_usd), &s.money)?;
+            row += 1;
+        }
+    }
+    Ok(row)
+}
+
+fn summary_body(
+    ws: &mut Worksheet,
+    r: &RunResults,
+    s: &Styles,
+    sheets: &[(Worksheet, OptionSheet, &str)],
+) -> Result<(), XlsxError> {
     for (i, h) in [
         "Sheet",
         "Tier",
@@ -1101,7 +1267,7 @@ fn summary_sheet(
         ws.write_string(row, 2, info.option.to_string())?;
         ws.write_string(row, 3, *role)?;
         put(
-            &mut ws,
+            ws,
             row,
             4,
             Cell::F(info.npc_cell.clone(), info.npc_usd),
@@ -1113,9 +1279,9 @@ fn summary_sheet(
             .find(|t| t.name == info.tier)
             .and_then(|t| t.options.iter().find(|o| o.option == info.option))
             .map_or(0.0, |o| o.net_present_cost_usd);
-        put(&mut ws, row, 5, Cell::N(json), &s.money)?;
+        put(ws, row, 5, Cell::N(json), &s.money)?;
         put(
-            &mut ws,
+            ws,
             row,
             6,
             Cell::F(format!("E{}-F{}", row + 1, row + 1), info.npc_usd - json),
@@ -1123,9 +1289,9 @@ fn summary_sheet(
         )?;
         npc_row.insert((info.tier.clone(), info.option), row);
     }
-    let mut row = 5 + sheets.len() as u32;
+    let mut row = all_tiers(ws, r, s, 5 + sheets.len() as u32)? + 1;
     let Some(cf) = &r.cash_flow else {
-        return Ok(ws);
+        return Ok(());
     };
     let find = |tier: &str, o: DeploymentOption| npc_row.get(&(tier.to_string(), o)).copied();
     let best = find(&cf.recommended.tier, cf.recommended.option);
@@ -1133,7 +1299,7 @@ fn summary_sheet(
     ws.write_string_with_format(row, 0, "Incremental NPV (runner-up − recommended)", &s.bold)?;
     match (best, runner, cf.incremental_npv_usd) {
         (Some(b), Some(u), Some(v)) => put(
-            &mut ws,
+            ws,
             row,
             4,
             Cell::F(format!("E{}-E{}", u + 1, b + 1), v),
@@ -1169,7 +1335,7 @@ fn summary_sheet(
         .find(|(_, i, _)| cf.rent.as_deref() == Some(&format!("{} {}", i.tier, i.option)));
     let (Some((_, own, _)), Some((_, rent, _))) = (own, rent) else {
         ws.write_string(irr_row, 4, format!("n/a: {}", cf.irr_note))?;
-        return Ok(ws);
+        return Ok(());
     };
     ws.write_string_with_format(
         row,
@@ -1218,11 +1384,11 @@ fn summary_sheet(
     for p in &cf.incremental {
         let (oc, ov) = cell_of(own, p);
         let (rc, rv) = cell_of(rent, p);
-        put(&mut ws, row, 0, Cell::N(p.t_years), &s.qty)?;
-        put(&mut ws, row, 1, Cell::F(oc, ov), &s.money)?;
-        put(&mut ws, row, 2, Cell::F(rc, rv), &s.money)?;
+        put(ws, row, 0, Cell::N(p.t_years), &s.qty)?;
+        put(ws, row, 1, Cell::F(oc, ov), &s.money)?;
+        put(ws, row, 2, Cell::F(rc, rv), &s.money)?;
         put(
-            &mut ws,
+            ws,
             row,
             3,
             Cell::F(format!("C{}-B{}", row + 1, row + 1), rv - ov),
@@ -1235,7 +1401,7 @@ fn summary_sheet(
             // Half-yearly flows: IRR() gives the half-year rate; a year is two of them.
             let guess = (1.0 + irr).sqrt() - 1.0;
             put(
-                &mut ws,
+                ws,
                 irr_row,
                 4,
                 Cell::F(
@@ -1250,11 +1416,7 @@ fn summary_sheet(
             ws.write_string(irr_row, 4, format!("n/a: {}", cf.irr_note))?;
         }
     }
-    ws.set_column_width(0, 44)?;
-    for cc in 1..=6 {
-        ws.set_column_width(cc, 18)?;
-    }
-    Ok(ws)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 use super::{Choice, RunResults, TierResult};
-use crate::capacity::CapacityYear;
+use crate::capacity::{CapacityYear, LatencyAtPlan};
 use crate::cite::Basis;
 use crate::format;
 use crate::hardware::DeploymentOption;
@@ -54,30 +54,131 @@ impl SloStatus {
     }
 }
 
-/// The status of one year's planned fleet against an end-to-end bound `latency_bound_s`.
-pub fn year_status(c: &CapacityYear, latency_bound_s: Option<f64>) -> SloStatus {
-    if !c.stop.meets_slo() {
-        return SloStatus::NotMet;
-    }
-    match (&c.latency, latency_bound_s) {
-        (Some(l), Some(b)) => match l.slo_ci95_s {
-            Some(h) if h > 0.0 && l.slo_percentile_s + h > b => SloStatus::Marginal,
-            _ => SloStatus::Met,
-        },
-        _ => SloStatus::Met,
+/// The bounds the contract puts on its percentile \[s\]: end-to-end latency, time to first
+/// token, time per output token (any may be absent; a scenario has at least one).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Bounds {
+    pub latency_s: Option<f64>,
+    pub ttft_s: Option<f64>,
+    pub tpot_s: Option<f64>,
+}
+
+impl Bounds {
+    /// A contract on end-to-end latency alone.
+    pub fn latency(bound_s: f64) -> Bounds {
+        Bounds {
+            latency_s: Some(bound_s),
+            ..Bounds::default()
+        }
     }
 }
 
+/// A latency metric a contract can bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    EndToEnd,
+    Ttft,
+    Tpot,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 3] = [Metric::EndToEnd, Metric::Ttft, Metric::Tpot];
+
+    /// "end-to-end latency", "TTFT", "TPOT".
+    pub fn name(self) -> &'static str {
+        match self {
+            Metric::EndToEnd => "end-to-end latency",
+            Metric::Ttft => "TTFT",
+            Metric::Tpot => "TPOT",
+        }
+    }
+
+    /// The contract's bound on this metric \[s\].
+    pub fn bound(self, b: &Bounds) -> Option<f64> {
+        match self {
+            Metric::EndToEnd => b.latency_s,
+            Metric::Ttft => b.ttft_s,
+            Metric::Tpot => b.tpot_s,
+        }
+    }
+
+    /// The metric at the contract's percentile at plan, with the half-width of its 95 %
+    /// confidence interval \[s\]; `None` when the run did not measure it.
+    pub fn at_plan(self, l: &LatencyAtPlan) -> Option<(f64, Option<f64>)> {
+        match self {
+            Metric::EndToEnd => Some((l.slo_percentile_s, l.slo_ci95_s)),
+            Metric::Ttft => l.ttft_s.map(|v| (v, l.ttft_ci95_s)),
+            Metric::Tpot => l.tpot_s.map(|v| (v, l.tpot_ci95_s)),
+        }
+    }
+}
+
+/// One measured value against its bound: over it is not met; within it, but with a 95 %
+/// confidence interval (half-width `ci95`) that reaches past it, marginal. A zero or missing
+/// half-width (one replication, a trace replayed identically) is no interval: judged on the
+/// value alone.
+pub fn bound_status(value_s: f64, ci95_s: Option<f64>, bound_s: f64) -> SloStatus {
+    if value_s > bound_s {
+        SloStatus::NotMet
+    } else {
+        match ci95_s {
+            Some(h) if h > 0.0 && value_s + h > bound_s => SloStatus::Marginal,
+            _ => SloStatus::Met,
+        }
+    }
+}
+
+/// The status of one year's planned fleet against every bound of the contract: not met when
+/// the search did not stop at a fleet that meets it, else the worst metric's
+/// [`bound_status`] (a run that did not measure a metric is judged by its search alone).
+pub fn year_status(c: &CapacityYear, bounds: &Bounds) -> SloStatus {
+    if !c.stop.meets_slo() {
+        return SloStatus::NotMet;
+    }
+    let Some(l) = &c.latency else {
+        return SloStatus::Met;
+    };
+    Metric::ALL
+        .iter()
+        .filter_map(|m| {
+            let b = m.bound(bounds)?;
+            let (v, h) = m.at_plan(l)?;
+            // The search judged the fleet; an interval can only make its pass marginal.
+            Some(bound_status(v, h, b).min(SloStatus::Marginal))
+        })
+        .max()
+        .unwrap_or(SloStatus::Met)
+}
+
 /// The worst year's status of a tier: the verdict every report shows.
-pub fn tier_status(t: &TierResult, latency_bound_s: Option<f64>) -> SloStatus {
+pub fn tier_status(t: &TierResult, bounds: &Bounds) -> SloStatus {
     if !t.meets_slo() {
         return SloStatus::NotMet;
     }
     t.capacity
         .iter()
-        .map(|c| year_status(c, latency_bound_s))
+        .map(|c| year_status(c, bounds))
         .max()
         .unwrap_or(SloStatus::Met)
+}
+
+/// The contracted metrics whose interval crosses their bound in some year of the tier, in
+/// contract order ("TPOT"): what a marginal verdict is about.
+pub fn marginal_metrics(t: &TierResult, bounds: &Bounds) -> Vec<Metric> {
+    Metric::ALL
+        .into_iter()
+        .filter(|m| {
+            m.bound(bounds).is_some_and(|b| {
+                t.capacity.iter().any(|c| {
+                    c.stop.meets_slo()
+                        && c.latency
+                            .as_ref()
+                            .and_then(|l| m.at_plan(l))
+                            .is_some_and(|(v, h)| bound_status(v, h, b) == SloStatus::Marginal)
+                })
+            })
+        })
+        .collect()
 }
 
 /// A flag an input's note raises: "OUTLIER" or "STALE" written in it (in capitals, as the
@@ -180,8 +281,8 @@ pub fn reservation_type(share: f64) -> String {
     }
 }
 
-/// Where the recommended option's price comes from: its region, source and date, and for a
-/// cloud option the reservation type priced.
+/// Where the recommended option's price comes from, briefly: its date and region, and for a
+/// cloud option the reservation type priced; the source itself is in the assumptions table.
 pub fn price_basis(r: &RunResults) -> Option<String> {
     let rec = r.recommendation.as_ref()?;
     let t = r.tiers.iter().find(|t| t.name == rec.best.tier)?;
@@ -209,7 +310,6 @@ pub fn price_basis(r: &RunResults) -> Option<String> {
                 &i.date
             }
         ));
-        parts.push(format!("source: {}", i.source));
     }
     if let Some(region) = &t.price_region {
         parts.push(format!("region {region}"));
@@ -219,6 +319,10 @@ pub fn price_basis(r: &RunResults) -> Option<String> {
             "reservations {}",
             reservation_type(r.scenario.costs.reserved_upfront_share.value)
         ));
+    }
+    if input.is_some() {
+        // Brief on page 1: the source's full title and note are in the assumptions table.
+        parts.push("source in the assumptions (appendix A)".into());
     }
     (!parts.is_empty()).then(|| parts.join("; "))
 }
@@ -281,12 +385,26 @@ pub fn top_risks(r: &RunResults) -> Vec<String> {
         ));
     }
     if let Some(t) = r.tiers.iter().find(|t| t.name == rec.best.tier)
-        && tier_status(t, r.scenario.slo_latency_s) == SloStatus::Marginal
+        && tier_status(t, &r.scenario.bounds()) == SloStatus::Marginal
     {
+        let what: Vec<&str> = marginal_metrics(t, &r.scenario.bounds())
+            .into_iter()
+            .map(|m| match m {
+                Metric::EndToEnd => "its tail latency",
+                Metric::Ttft => "its TTFT",
+                Metric::Tpot => "its TPOT",
+            })
+            .collect();
         out.push(format!(
-            "{} meets {} only marginally: the 95 % confidence interval of its tail latency \
-             crosses the bound.",
-            t.name, r.scenario.slo
+            "{} meets {} only marginally: the 95 % confidence interval of {} crosses the \
+             bound.",
+            t.name,
+            r.scenario.slo,
+            if what.is_empty() {
+                "its tail latency".to_string()
+            } else {
+                what.join(" and of ")
+            }
         ));
     }
     let flagged = flagged_inputs(r);
@@ -353,6 +471,87 @@ mod tests {
             choice_label("AWS p5.48xlarge", DeploymentOption::Reserved3y),
             "AWS p5.48xlarge reserved-3y"
         );
+    }
+
+    fn year_with(tpot_s: f64, tpot_ci95_s: Option<f64>) -> CapacityYear {
+        CapacityYear {
+            year: 1,
+            peak_rps: 1.0,
+            mean_rps: 1.0,
+            units: 1,
+            analytic_units: 1,
+            stop: crate::capacity::StopReason::Met,
+            detail: None,
+            latency: Some(LatencyAtPlan {
+                p50_s: 1.0,
+                p95_s: 2.0,
+                p99_s: 3.0,
+                slo_percentile_s: 3.0,
+                slo_ci95_s: Some(0.1),
+                utilization: 0.5,
+                ttft_s: Some(0.5),
+                tpot_s: Some(tpot_s),
+                ttft_ci95_s: Some(0.01),
+                tpot_ci95_s,
+                llm: None,
+                prefix_hit_rate: None,
+                little_relative_error: 0.0,
+                cdf: vec![],
+            }),
+            fleet: crate::capacity::FleetYear {
+                year: 1,
+                units: 1,
+                utilization: 0.5,
+                hourly_units: vec![],
+                requests: 0.0,
+            },
+        }
+    }
+
+    #[test]
+    fn a_tpot_whose_interval_crosses_its_bound_is_marginal() {
+        let contract = Bounds {
+            latency_s: None,
+            ttft_s: Some(2.0),
+            tpot_s: Some(0.100),
+        };
+        // 99.7 ms ± 0.5 ms against 100 ms: within, but not surely.
+        assert_eq!(
+            year_status(&year_with(0.0997, Some(0.0005)), &contract),
+            SloStatus::Marginal
+        );
+        // The same value with an interval that stays below the bound, or with none (a trace
+        // replayed identically gives a zero half-width), passes.
+        assert_eq!(
+            year_status(&year_with(0.0997, Some(0.0002)), &contract),
+            SloStatus::Met
+        );
+        assert_eq!(
+            year_status(&year_with(0.0997, Some(0.0)), &contract),
+            SloStatus::Met
+        );
+        assert_eq!(
+            year_status(&year_with(0.0997, None), &contract),
+            SloStatus::Met
+        );
+        // The end-to-end interval (3 s ± 0.1 s) is not judged when the contract has no
+        // end-to-end bound; with a 3.05 s bound it makes the year marginal too.
+        let e2e = Bounds::latency(3.05);
+        assert_eq!(
+            year_status(&year_with(0.05, None), &e2e),
+            SloStatus::Marginal
+        );
+        assert_eq!(
+            year_status(&year_with(0.05, None), &Bounds::latency(4.0)),
+            SloStatus::Met
+        );
+    }
+
+    #[test]
+    fn bound_status_reads_the_value_and_its_interval() {
+        assert_eq!(bound_status(0.101, None, 0.1), SloStatus::NotMet);
+        assert_eq!(bound_status(0.099, Some(0.002), 0.1), SloStatus::Marginal);
+        assert_eq!(bound_status(0.099, Some(0.0005), 0.1), SloStatus::Met);
     }
 
     #[test]

@@ -144,6 +144,9 @@ pub struct WorkloadFile {
     /// Custom classic model: dominant operator class, `"conv"` or `"matmul"`.
     #[serde(default)]
     pub op_class: Option<Spanned<String>>,
+    /// Prefix caching from the trace's prompt blocks (default: on when the trace has them).
+    #[serde(default)]
+    pub prefix_caching: Option<Spanned<bool>>,
 }
 
 /// `sequence_tokens`: a fixed length, a lognormal `{ mean, cv }`, or `{ values = [...] }`.
@@ -216,6 +219,23 @@ pub struct TierFile {
     pub max_batch: Option<Spanned<i64>>,
     #[serde(default)]
     pub window_ms: Option<Spanned<f64>>,
+    /// Generative workloads: prefill prompts in chunks under a per-iteration token budget
+    /// (default true, as vLLM V1); false prefills every admitted prompt whole.
+    #[serde(default)]
+    pub chunked_prefill: Option<Spanned<bool>>,
+    /// Generative workloads: the per-iteration token budget with chunked prefill \[tokens\]
+    /// (default vLLM's for the device: 8,192 with 70 GiB or more per device, else 2,048).
+    #[serde(default)]
+    pub max_batched_tokens: Option<Spanned<i64>>,
+    /// Generative workloads: "paged" (default: KV grown in 16-token blocks, newest sequence
+    /// preempted and recomputed when it runs out) or "reserve" (whole context reserved at
+    /// admission, never preempted).
+    #[serde(default)]
+    pub kv_allocation: Option<Spanned<String>>,
+    /// CPU tiers: cores that run one request (or batch) together, intra-op parallel (default 1:
+    /// one request per core).
+    #[serde(default)]
+    pub cores_per_request: Option<Spanned<i64>>,
     /// How often an autoscaled cloud fleet may change size \[hours\] (default 1: hour by hour).
     #[serde(default)]
     pub autoscale_interval_hours: Option<Spanned<i64>>,

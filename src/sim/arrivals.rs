@@ -64,6 +64,7 @@ impl Iterator for PoissonArrivals {
             arrival_ns: round_ns(self.t_s * NS_PER_S),
             input_tokens: self.input_tokens,
             output_tokens: self.output_tokens,
+            prefix: 0,
         })
     }
 
@@ -117,6 +118,7 @@ impl Iterator for DeterministicArrivals {
             arrival_ns: t,
             input_tokens: self.input_tokens,
             output_tokens: self.output_tokens,
+            prefix: 0,
         })
     }
 }

@@ -217,6 +217,8 @@ impl Core {
             let latency = now - req.arrival_ns;
             let rec = &mut self.rec;
             rec.counts.completed += 1;
+            rec.input_tokens += u64::from(req.input_tokens);
+            rec.output_tokens += u64::from(req.output_tokens.max(1));
             rec.sojourn_sum_ns += u128::from(latency);
             rec.latency.record(latency);
             rec.queueing.record(start_ns - req.arrival_ns);

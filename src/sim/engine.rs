@@ -8,6 +8,8 @@
 
 use rand::RngExt;
 use rand::rngs::Xoshiro256PlusPlus;
+use std::sync::Mutex;
+
 use rayon::prelude::*;
 
 use super::batching::Batching;
@@ -325,12 +327,16 @@ fn replicate_closed<I: Iterator<Item = Request>>(
     warmup_ns: u64,
     closed: &ClosedLoop,
     requests: I,
-) -> RepResult {
+    trace: bool,
+) -> (RepResult, Option<Vec<Completion>>) {
     let mut core = Core::new(
         fleet,
         warmup_ns,
         rng::stream(seed, replication, rng::streams::SERVICE),
     );
+    if trace {
+        core.trace = Some(Vec::new());
+    }
     core.clients = Some(Clients {
         think: closed.think,
         rng: rng::stream(seed, replication, rng::streams::THINK),
@@ -348,7 +354,8 @@ fn replicate_closed<I: Iterator<Item = Request>>(
         requests
     ));
     finish(&mut core);
-    core.rec
+    let trace = core.trace.take();
+    (core.rec, trace)
 }
 
 /// Maximum throughput of one unit \[1/s\], for the offered-load check; `None` where the model has
@@ -429,9 +436,67 @@ where
             warmup_ns,
             closed,
             requests(rep),
-        ))
+            false,
+        )
+        .0)
     };
     merge(fleet, run, one)
+}
+
+/// The measured requests a replication served, in the order they left: those that arrived
+/// after the warm-up and completed.
+fn measured(trace: Option<Vec<Completion>>, warmup_ns: u64) -> Vec<Completion> {
+    let mut t = trace.unwrap_or_default();
+    t.retain(|c| c.outcome == super::Outcome::Served && c.request.arrival_ns >= warmup_ns);
+    t
+}
+
+/// [`simulate`] (event engine) that also returns, per replication in index order, the life of
+/// every measured request served: the rows behind the report's statistics.
+pub(crate) fn simulate_recorded<F, I>(
+    fleet: &FleetSpec,
+    run: &RunSpec,
+    arrivals: F,
+) -> Result<(SimReport, Vec<Vec<Completion>>), SimError>
+where
+    F: Fn(u64) -> I + Sync,
+    I: Iterator<Item = Request>,
+{
+    let warmup_ns = to_ns(run.warmup_s);
+    let log = Mutex::new(vec![Vec::new(); run.replications as usize]);
+    let one = |rep: u64| -> Result<RepResult, SimError> {
+        let (r, t) = replicate(fleet, run.seed, rep, warmup_ns, arrivals(rep), true)?;
+        if let Ok(mut l) = log.lock() {
+            l[rep as usize] = measured(t, warmup_ns);
+        }
+        Ok(r)
+    };
+    let report = merge(fleet, run, one)?;
+    Ok((report, log.into_inner().unwrap_or_default()))
+}
+
+/// [`simulate_closed`] that also returns the measured requests, as [`simulate_recorded`].
+pub(crate) fn simulate_closed_recorded<F, I>(
+    fleet: &FleetSpec,
+    run: &RunSpec,
+    closed: &ClosedLoop,
+    requests: F,
+) -> Result<(SimReport, Vec<Vec<Completion>>), SimError>
+where
+    F: Fn(u64) -> I + Sync,
+    I: Iterator<Item = Request>,
+{
+    let warmup_ns = to_ns(run.warmup_s);
+    let log = Mutex::new(vec![Vec::new(); run.replications as usize]);
+    let one = |rep: u64| -> Result<RepResult, SimError> {
+        let (r, t) = replicate_closed(fleet, run.seed, rep, warmup_ns, closed, requests(rep), true);
+        if let Ok(mut l) = log.lock() {
+            l[rep as usize] = measured(t, warmup_ns);
+        }
+        Ok(r)
+    };
+    let report = merge(fleet, run, one)?;
+    Ok((report, log.into_inner().unwrap_or_default()))
 }
 
 /// Run `one(replication)` for every replication, in parallel a chunk at a time, and merge the
@@ -445,6 +510,25 @@ where
         unit_capacity_per_s: unit_capacity_per_s(&fleet.server),
         units: fleet.units,
         sheds_load: fleet.queue_cap.is_some() || fleet.timeout_s.is_some(),
+        kv: match &fleet.server {
+            ServerModel::ContinuousBatching {
+                replicas,
+                kv_capacity_tokens,
+                scheduler,
+                ..
+            } => {
+                let unit = match scheduler.kv {
+                    super::KvAllocation::Reserve => 1,
+                    super::KvAllocation::Paged { block_tokens } => u64::from(block_tokens.max(1)),
+                };
+                Some(super::stats::KvShape {
+                    replicas: u64::from(*replicas) * u64::from(fleet.units),
+                    capacity_units: kv_capacity_tokens / unit,
+                    unit_tokens: unit,
+                })
+            }
+            _ => None,
+        },
     };
     let mut merger = Merger::new(
         shape,
@@ -481,7 +565,7 @@ pub(crate) fn simulate_traced<I: Iterator<Item = Request>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{IterationCost, Variability};
+    use crate::sim::{IterationCost, Scheduler, Variability};
 
     /// Continuous batching can hold many sequences in service with nobody waiting; the in-system
     /// guard stops such a run too (here lowered to 100 so the test is small: 4 replicas × 64
@@ -492,15 +576,18 @@ mod tests {
             units: 4,
             server: ServerModel::ContinuousBatching {
                 variability: Variability::None,
+                prefix_cache: None,
                 replicas: 1,
                 max_batch: 64,
                 kv_capacity_tokens: 1 << 30,
+                scheduler: Scheduler::legacy(),
                 cost: IterationCost {
                     fixed_s: 0.001,
                     prefill_s_per_token: 0.0,
                     decode_compute_s_per_seq: 0.0,
                     weight_read_s: 0.0,
                     kv_read_s_per_token: 0.0,
+                    attention_s_per_pair: 0.0,
                 },
             },
             dispatch: Dispatch::RoundRobin,
@@ -511,6 +598,7 @@ mod tests {
             arrival_ns: i * 10_000,
             input_tokens: 1,
             output_tokens: 100_000,
+            prefix: 0,
         });
         let (rec, _) = replicate_guarded(&fleet, 1, 0, 0, endless, false, Some((1000, 100)))
             .unwrap_or_else(|e| panic!("{e}"));

@@ -161,6 +161,11 @@ pub struct SimReport {
     pub warnings: Vec<String>,
     /// Merged end-to-end latency CDF, ~120 points from the median region to the maximum.
     pub latency_cdf: Vec<CdfPoint>,
+    /// Tokens per second, KV-cache utilization and preemptions (continuous batching only).
+    pub llm: Option<LlmStats>,
+    /// Prefix caching's token hit rate (continuous batching with prefix caching, once a measured
+    /// request was admitted).
+    pub prefix_cache: Option<super::prefix::PrefixCacheStats>,
 }
 
 /// A histogram plus exact count, sum, min and max (the histogram's own are bucket-rounded).
@@ -264,6 +269,19 @@ pub(crate) struct RepResult {
     pub arrival_span_ns: u64,
     /// Stopped by the queue guard.
     pub guard_tripped: bool,
+    /// Prompt tokens of measured completed requests.
+    pub input_tokens: u64,
+    /// Output tokens of measured completed requests (at least one each).
+    pub output_tokens: u64,
+    /// Continuous batching: ∫ KV cache in use dt over the window, summed over replicas, in the
+    /// allocation's units (blocks or tokens) \[ns·units\].
+    pub kv_area: u128,
+    /// Continuous batching: most KV tokens one replica held at once in the window.
+    pub kv_peak_tokens: u64,
+    /// Continuous batching: sequences preempted in the window.
+    pub preemptions: u64,
+    /// Prefix caching's counts, once a measured request was admitted with it on.
+    pub prefix: Option<super::prefix::PrefixCounts>,
 }
 
 impl RepResult {
@@ -292,6 +310,12 @@ impl RepResult {
             busy_area: vec![0; units],
             arrival_span_ns: 0,
             guard_tripped: false,
+            input_tokens: 0,
+            output_tokens: 0,
+            kv_area: 0,
+            kv_peak_tokens: 0,
+            preemptions: 0,
+            prefix: None,
         }
     }
 }
@@ -304,6 +328,37 @@ pub(crate) struct FleetShape {
     pub units: u32,
     /// A queue cap or timeout sheds load, so an overloaded fleet stays bounded.
     pub sheds_load: bool,
+    /// Continuous batching: KV-cache replicas over the fleet and the capacity of one, in the
+    /// allocation's units and in tokens per unit.
+    pub kv: Option<KvShape>,
+}
+
+/// The KV caches of a continuous-batching fleet, for the utilization.
+pub(crate) struct KvShape {
+    pub replicas: u64,
+    /// Capacity of one replica in allocation units (blocks, or tokens).
+    pub capacity_units: u64,
+    /// Tokens per allocation unit.
+    pub unit_tokens: u64,
+}
+
+/// What a generative (continuous-batching) run did with tokens and its KV cache.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LlmStats {
+    /// Prompt tokens of the measured completed requests per second of measured window.
+    pub input_tokens_per_s: f64,
+    /// Output tokens of the measured completed requests per second of measured window.
+    pub output_tokens_per_s: f64,
+    /// Time-average fraction of the fleet's KV cache in use over the measured window (paged:
+    /// blocks held; reserve: tokens reserved).
+    pub kv_utilization_mean: f64,
+    /// Largest fraction of one replica's KV cache in use at any iteration of the window.
+    pub kv_utilization_peak: f64,
+    /// Sequences preempted (KV cache exhausted, recomputed later) in the measured windows of
+    /// all replications.
+    pub preemptions: u64,
+    /// Preemptions per measured completed request.
+    pub preemptions_per_request: f64,
 }
 
 /// Half-width of the 95 % confidence interval of the mean of `xs`:
@@ -429,6 +484,13 @@ pub(crate) struct Merger {
     sojourn_s: f64,
     arrival_span_s: f64,
     tripped: u32,
+    input_tokens: u64,
+    output_tokens: u64,
+    /// ∫ KV in use dt \[s·units\].
+    kv_area_s: f64,
+    kv_peak_tokens: u64,
+    preemptions: u64,
+    prefix: Option<super::prefix::PrefixCounts>,
 }
 
 impl Merger {
@@ -459,6 +521,12 @@ impl Merger {
             sojourn_s: 0.0,
             arrival_span_s: 0.0,
             tripped: 0,
+            input_tokens: 0,
+            output_tokens: 0,
+            kv_area_s: 0.0,
+            kv_peak_tokens: 0,
+            preemptions: 0,
+            prefix: None,
             shape,
         }
     }
@@ -494,6 +562,16 @@ impl Merger {
         self.sojourn_s += x.sojourn_sum_ns as f64 / NS_PER_S;
         self.arrival_span_s += x.arrival_span_ns as f64 / NS_PER_S;
         self.tripped += u32::from(x.guard_tripped);
+        self.input_tokens += x.input_tokens;
+        self.output_tokens += x.output_tokens;
+        self.kv_area_s += x.kv_area as f64 / NS_PER_S;
+        self.kv_peak_tokens = self.kv_peak_tokens.max(x.kv_peak_tokens);
+        self.preemptions += x.preemptions;
+        if let Some(c) = x.prefix {
+            let m = self.prefix.get_or_insert_default();
+            m.prompt_tokens += c.prompt_tokens;
+            m.hit_tokens += c.hit_tokens;
+        }
     }
 
     /// The report over every replication added.
@@ -598,7 +676,24 @@ impl Merger {
                 .collect()
         };
 
+        let llm = shape.kv.as_ref().map(|kv| LlmStats {
+            input_tokens_per_s: ratio(self.input_tokens as f64, window_s),
+            output_tokens_per_s: ratio(self.output_tokens as f64, window_s),
+            kv_utilization_mean: ratio(
+                self.kv_area_s,
+                (kv.replicas * kv.capacity_units) as f64 * window_s,
+            )
+            .min(1.0),
+            kv_utilization_peak: ratio(
+                self.kv_peak_tokens as f64,
+                (kv.capacity_units * kv.unit_tokens) as f64,
+            )
+            .min(1.0),
+            preemptions: self.preemptions,
+            preemptions_per_request: ratio(self.preemptions as f64, counts.completed as f64),
+        });
         SimReport {
+            llm,
             replications: self.reps,
             measured_time_s: window_s,
             throughput_per_s: ratio(counts.completed as f64, window_s),
@@ -621,6 +716,9 @@ impl Merger {
             unstable,
             warnings,
             latency_cdf,
+            prefix_cache: self
+                .prefix
+                .map(super::prefix::PrefixCacheStats::from_counts),
         }
     }
 }

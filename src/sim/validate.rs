@@ -192,6 +192,7 @@ fn iteration_cost(c: &IterationCost) -> Result<(), SimError> {
     )?;
     non_negative("server.cost.weight_read_s", c.weight_read_s)?;
     non_negative("server.cost.kv_read_s_per_token", c.kv_read_s_per_token)?;
+    non_negative("server.cost.attention_s_per_pair", c.attention_s_per_pair)?;
     // Every iteration must take time, or a replica could emit tokens without time passing.
     if c.fixed_s + c.weight_read_s <= 0.0 {
         return Err(SimError::BadNumber {
@@ -273,12 +274,25 @@ pub(crate) fn fleet(f: &FleetSpec) -> Result<(), SimError> {
             kv_capacity_tokens,
             cost,
             variability: v,
+            scheduler,
+            ..
         } => {
             variability(v)?;
             at_least_one("server.replicas", u64::from(*replicas))?;
             batch_limit("server.max_batch", *max_batch)?;
             at_least_one("server.kv_capacity_tokens", *kv_capacity_tokens)?;
             iteration_cost(cost)?;
+            if let Some(b) = scheduler.max_batched_tokens {
+                at_least_one("server.scheduler.max_batched_tokens", u64::from(b))?;
+            }
+            if let super::KvAllocation::Paged { block_tokens } = scheduler.kv {
+                at_least_one("server.scheduler.kv.block_tokens", u64::from(block_tokens))?;
+                // A cache smaller than one block holds nothing.
+                at_least_one(
+                    "server.kv_capacity_tokens / block_tokens",
+                    kv_capacity_tokens / u64::from(block_tokens),
+                )?;
+            }
         }
     }
     if let Some(t) = f.timeout_s {

@@ -243,6 +243,7 @@ impl<S: Iterator<Item = Segment>> Iterator for NhppArrivals<S> {
                     arrival_ns: (t * 1e9).round() as u64,
                     input_tokens: 0,
                     output_tokens: 0,
+                    prefix: 0,
                 });
             }
             self.pending = Some(need - capacity);

@@ -179,6 +179,7 @@ mod tests {
                 arrival_ns: t * 1_000_000,
                 input_tokens: 10,
                 output_tokens: 2,
+                prefix: 0,
             })
             .collect()
     }

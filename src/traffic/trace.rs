@@ -31,11 +31,13 @@
 //! gap is not mistaken for a step; the last step is the median step.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use rand::RngExt;
 use rand::rngs::Xoshiro256PlusPlus;
 use serde::Deserialize;
 
+use super::prefix::{MOONCAKE_BLOCK_TOKENS, PrefixBlocks, PrefixBlocksBuilder};
 use super::read::{
     check_tokens, csv_error, csv_reader, empty_file_error, field_error, lines_with_offsets,
     marked_line, parse_datetime_ns, parse_f64, parse_tokens, record_mark, record_span, to_ns,
@@ -157,6 +159,8 @@ pub struct Trace {
     spread_step_ns: Option<i64>,
     /// Time after the last request before the trace repeats \[ns\] (τ in the module docs).
     tail_ns: i64,
+    /// Prompt prefix blocks per request (Mooncake `hash_ids`), when the trace has them.
+    prefix: Option<Arc<PrefixBlocks>>,
 }
 
 impl Trace {
@@ -168,6 +172,7 @@ impl Trace {
 
     /// Parse and validate a trace held in a [`SourceFile`].
     pub fn parse(src: &SourceFile, format: TraceFormat) -> Result<Trace, InputError> {
+        let mut prefix = None;
         let records = match &format {
             TraceFormat::Azure => parse_csv(
                 src,
@@ -184,13 +189,20 @@ impl Trace {
                 cols,
                 "name the trace's columns with timestamp_column, input_tokens_column and output_tokens_column",
             )?,
-            TraceFormat::Mooncake => parse_mooncake(src)?,
+            TraceFormat::Mooncake => {
+                let (records, blocks) = parse_mooncake(src)?;
+                prefix = blocks;
+                records
+            }
         };
         let spread = matches!(format, TraceFormat::Mooncake);
         let name = Path::new(&src.name)
             .file_name()
             .map_or(src.name.clone(), |n| n.to_string_lossy().into_owned());
-        Trace::from_records(name, format, records, spread).map_err(|e| e.in_file(src.name.clone()))
+        let mut trace = Trace::from_records(name, format, records, spread)
+            .map_err(|e| e.in_file(src.name.clone()))?;
+        trace.prefix = prefix.map(Arc::new);
+        Ok(trace)
     }
 
     /// A trace from records already in time order. `spread` spreads the requests sharing a
@@ -234,7 +246,38 @@ impl Trace {
             rel_ns,
             spread_step_ns,
             tail_ns,
+            prefix: None,
         })
+    }
+
+    /// The prompt prefix blocks of every request (Mooncake `hash_ids`), if the trace has them.
+    pub fn prefix_blocks(&self) -> Option<&Arc<PrefixBlocks>> {
+        self.prefix.as_ref()
+    }
+
+    /// Forget the prefix blocks: requests then carry none ([`Request::prefix`] = 0), as when
+    /// prefix caching is off.
+    pub fn drop_prefix_blocks(&mut self) {
+        self.prefix = None;
+    }
+
+    /// The [`Request::prefix`] of request `i`.
+    #[inline]
+    fn prefix_ref(&self, i: usize) -> u32 {
+        if self.prefix.is_some() {
+            PrefixBlocks::reference(i)
+        } else {
+            0
+        }
+    }
+
+    /// Fraction of one copy's prompt tokens an unbounded cache shared by the whole fleet would
+    /// hit, in file order: the upper bound on the hit rate of any prefix cache (`None` without
+    /// prefix blocks).
+    pub fn unbounded_prefix_hit_fraction(&self) -> Option<f64> {
+        self.prefix
+            .as_ref()
+            .map(|p| p.unbounded_hit_fraction(&self.input_tokens))
     }
 
     /// The file name the trace was read from.
@@ -286,6 +329,7 @@ impl Trace {
             arrival_ns: t as u64,
             input_tokens: self.input_tokens[i],
             output_tokens: self.output_tokens[i],
+            prefix: self.prefix_ref(i),
         })
     }
 
@@ -475,22 +519,32 @@ fn unit_help(unit: TimeUnit) -> &'static str {
     }
 }
 
-/// One line of the Mooncake trace; other keys (`hash_ids`) are skipped.
+/// One line of the Mooncake trace; other keys are skipped.
 #[derive(Deserialize)]
 struct MooncakeLine {
     /// Arrival time since the start of the trace [ms].
     timestamp: f64,
     input_length: u32,
     output_length: u32,
+    /// Hashes of the prompt's 512-token blocks (see [`super::prefix`]); optional, but on every
+    /// line or on none.
+    #[serde(default)]
+    hash_ids: Option<Vec<u64>>,
 }
 
-/// Parse the Mooncake JSONL trace: one JSON object per line; blank lines are skipped.
-fn parse_mooncake(src: &SourceFile) -> Result<Vec<TraceRecord>, InputError> {
+/// Parse the Mooncake JSONL trace: one JSON object per line; blank lines are skipped. The
+/// prefix blocks come back when the lines carry `hash_ids`.
+fn parse_mooncake(
+    src: &SourceFile,
+) -> Result<(Vec<TraceRecord>, Option<PrefixBlocks>), InputError> {
     if let Some(e) = empty_file_error(src, "the trace has no requests") {
         return Err(e.with_help("expected one JSON object per line"));
     }
     let mut records = Vec::new();
     let mut last: Option<(i64, usize)> = None;
+    let mut blocks = PrefixBlocksBuilder::default();
+    // Whether the first line had `hash_ids`, and its line number.
+    let mut with_ids: Option<(bool, usize)> = None;
     for (line_no, (offset, line)) in lines_with_offsets(&src.text).enumerate() {
         if line.trim().is_empty() {
             continue;
@@ -539,6 +593,44 @@ fn parse_mooncake(src: &SourceFile) -> Result<Vec<TraceRecord>, InputError> {
                 .error_at(length_span("\"input_length\""), "input_length", NO_TOKENS)
                 .with_help(NO_TOKENS_HELP));
         }
+        let here = row.hash_ids.is_some();
+        let (first, first_line) = *with_ids.get_or_insert((here, line_no + 1));
+        if here != first {
+            let (has, lacks) = if first {
+                (first_line, line_no + 1)
+            } else {
+                (line_no + 1, first_line)
+            };
+            return Err(src
+                .error_at(
+                    length_span("\"input_length\""),
+                    "hash_ids",
+                    format!("line {has} has `hash_ids` and line {lacks} has none"),
+                )
+                .with_help("give `hash_ids` on every line of the trace or on none"));
+        }
+        if let Some(ids) = &row.hash_ids {
+            let want = row.input_length.div_ceil(MOONCAKE_BLOCK_TOKENS) as usize;
+            if ids.len() != want {
+                return Err(src
+                    .error_at(length_span("\"hash_ids\""), "hash_ids", format!(
+                        "{} block ids for {} input tokens, where blocks of {MOONCAKE_BLOCK_TOKENS} tokens make {want}",
+                        ids.len(),
+                        row.input_length
+                    ))
+                    .with_help(format!(
+                        "Mooncake traces give one id per {MOONCAKE_BLOCK_TOKENS}-token prompt block: ⌈input_length / {MOONCAKE_BLOCK_TOKENS}⌉ ids"
+                    )));
+            }
+            blocks.push(ids).ok_or_else(|| {
+                src.error_at(
+                    length_span("\"hash_ids\""),
+                    "hash_ids",
+                    "more than 4,294,967,295 block ids in one trace",
+                )
+                .with_help("split the trace")
+            })?;
+        }
         records.push(TraceRecord {
             time_ns,
             input_tokens: row.input_length,
@@ -550,7 +642,8 @@ fn parse_mooncake(src: &SourceFile) -> Result<Vec<TraceRecord>, InputError> {
             .error_at(None, "", "the trace has no requests")
             .with_help("expected one JSON object per line"));
     }
-    Ok(records)
+    let blocks = matches!(with_ids, Some((true, _))).then(|| blocks.finish(MOONCAKE_BLOCK_TOKENS));
+    Ok((records, blocks))
 }
 
 /// How a trace is replayed.
@@ -733,6 +826,13 @@ impl TraceTraffic {
                 "the trace's timestamps come in steps of about {step:.1} s; the requests of each step are spread uniformly at random (seeded) over the step, as a Poisson process would place them, instead of arriving together"
             ));
         }
+        if let Some(p) = &t.prefix {
+            v.push(format!(
+                "the trace names each request's {}-token prompt blocks ({} distinct): with prefix caching a replica skips the prefill of leading blocks it still holds; a looped replay repeats the same prompts, which an LRU cache smaller than one copy's blocks does not notice",
+                p.block_tokens(),
+                p.distinct_blocks()
+            ));
+        }
         if let TraceFormat::Csv(c) = &t.format {
             if c.input_tokens.is_none() {
                 v.push("the trace has no input-token column: requests carry 0 input tokens".into());
@@ -841,6 +941,7 @@ impl Iterator for TraceReplay<'_> {
             arrival_ns,
             input_tokens: self.trace.input_tokens[i],
             output_tokens: self.trace.output_tokens[i],
+            prefix: self.trace.prefix_ref(i),
         })
     }
 }

@@ -312,6 +312,8 @@ mod tests {
             p50_s: p99_s / 2.0,
             p95_s: p99_s / 1.5,
             p99_s,
+            ttft_s: None,
+            tpot_s: None,
         }
     }
 

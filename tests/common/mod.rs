@@ -88,6 +88,7 @@ pub fn at_ms(ms: f64) -> Request {
         arrival_ns: (ms * 1e6).round() as u64,
         input_tokens: 0,
         output_tokens: 0,
+        prefix: 0,
     }
 }
 

@@ -93,6 +93,9 @@ profile = "aws-inf2.xlarge"
 /// CDF at the planned fleet and each year's tail at plan, built from an M/M/1-like form so the
 /// knee is where a reader expects it (base 20 ms, p99 crossing 200 ms at about 85 % busy).
 pub fn with_latency(mut r: RunResults) -> RunResults {
+    // Generative contracts: time to first token crossing its bound at about 82 % of capacity,
+    // time per output token at about 91 %, the plan at 60 % and 70 % of the bounds.
+    let (ttft_bound, tpot_bound) = (r.scenario.slo_ttft_s, r.scenario.slo_tpot_s);
     for t in &mut r.tiers {
         let units = t.capacity.last().map_or(1, |c| c.units).max(1) as f64;
         let capacity = units * t.unit_throughput_rps;
@@ -107,6 +110,8 @@ pub fn with_latency(mut r: RunResults) -> RunResults {
                     p50_s: at(u, 0.3),
                     p95_s: at(u, 1.0),
                     p99_s: at(u, 1.6),
+                    ttft_s: ttft_bound.map(|b| 0.3 * b * (1.0 + 0.5 * u / (1.0 - u))),
+                    tpot_s: tpot_bound.map(|b| 0.5 * b * (1.0 + 0.1 * u / (1.0 - u))),
                 }
             })
             .collect();
@@ -125,14 +130,22 @@ pub fn with_latency(mut r: RunResults) -> RunResults {
                 slo_percentile_s: 0.063,
                 slo_ci95_s: Some(0.002),
                 utilization: 0.6,
-                ttft_s: None,
-                tpot_s: None,
+                ttft_s: ttft_bound.map(|b| 0.6 * b),
+                tpot_s: tpot_bound.map(|b| 0.7 * b),
+                ttft_ci95_s: ttft_bound.map(|b| 0.01 * b),
+                tpot_ci95_s: tpot_bound.map(|b| 0.01 * b),
                 little_relative_error: 1e-4,
+                llm: None,
+                prefix_hit_rate: None,
                 cdf: vec![],
             });
         }
     }
     r.scenario.capacity_method = "simulated".into();
+    let bounds = r.scenario.bounds();
+    for t in &mut r.tiers {
+        t.judge(&bounds);
+    }
     r
 }
 
@@ -211,6 +224,9 @@ pub fn degenerate() -> RunResults {
                 latency_cdf: vec![],
                 design_day_units: vec![],
                 price_region: None,
+                utilization: vec![],
+                slo_status_by_year: vec![],
+                slo_status: tco_sim::results::decision::SloStatus::Met,
             },
             TierResult {
                 name: "No options".into(),
@@ -227,6 +243,9 @@ pub fn degenerate() -> RunResults {
                 latency_cdf: vec![],
                 design_day_units: vec![],
                 price_region: None,
+                utilization: vec![],
+                slo_status_by_year: vec![],
+                slo_status: tco_sim::results::decision::SloStatus::Met,
             },
         ],
         design_day_rps: vec![],

@@ -207,17 +207,27 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
         },
     ];
     let mut marks = vec![];
-    let n = tiers.len();
-    for (ti, t) in tiers.iter().enumerate() {
+    // Tiers that plan the same capacity every year draw one line, labelled "A = B".
+    let groups = super::equal_groups(tiers.iter().copied(), |a, b| {
+        super::same_points(&capacity(a), &capacity(b))
+    });
+    let n = groups.len();
+    for (gi, g) in groups.iter().enumerate() {
+        let t = g[0];
         let (color, marker) = ctx.tier_color(&t.name);
         let pts = capacity(t);
         let units: Vec<String> = t.capacity.iter().map(|c| format::count(c.units)).collect();
+        let names: Vec<&str> = g.iter().map(|t| t.name.as_str()).collect();
         legend.push(LegendEntry {
-            label: format!("{} roofline capacity (units: {})", t.name, units.join(" ")),
+            label: format!(
+                "{} roofline capacity (units: {})",
+                super::merged_label(&names),
+                units.join(" ")
+            ),
             color,
             swatch: Swatch::Line(marker),
         });
-        if tiers.len() <= 3 {
+        if n <= 3 {
             // Label the unit count where it changes, so the eye finds the steps.
             let mut last = None;
             for c in &t.capacity {
@@ -239,26 +249,29 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
         }
         // What the last year's fleet carries within the SLO, from the simulated curve: the
         // figure the latency chart's title quotes, below the roofline where queueing bites.
-        if let (Some(last), Some(limit)) = (
-            t.capacity.last(),
-            t.slo_limit_rps(
-                ctx.results.scenario.slo_percentile,
-                ctx.results.scenario.slo_latency_s,
-            ),
-        ) {
-            marks.push(Mark {
-                at: (last.year as f64, limit),
-                label: format!("SLO limit {}", format::rps(limit)),
-                color,
-                secondary: false,
-                filled: true,
-            });
+        // Each tier of a merged line has its own curve, so its own dot.
+        for t in g {
+            if let (Some(last), Some(limit)) = (
+                t.capacity.last(),
+                t.contract_limit_rps(
+                    ctx.results.scenario.slo_percentile,
+                    &ctx.results.scenario.bounds(),
+                ),
+            ) {
+                marks.push(Mark {
+                    at: (last.year as f64, limit),
+                    label: format!("SLO limit {}", format::rps(limit)),
+                    color,
+                    secondary: false,
+                    filled: true,
+                });
+            }
         }
-        // Tiers often plan the same capacity: later tiers are drawn wider and underneath, so
+        // Lines that differ but run close: later ones are drawn wider and underneath, so
         // every line still shows as a rim around the ones on top.
         lines.push(Line {
             marker: Some(marker),
-            width: (3 + 2 * (n - 1 - ti)).min(9) as u32,
+            width: (3 + 2 * (n - 1 - gi)).min(9) as u32,
             marker_at: Some(
                 t.capacity
                     .iter()
@@ -321,8 +334,9 @@ pub(super) fn years(ctx: &Context<'_>) -> Result<Built, ChartError> {
             "Does each year's fleet carry that year's traffic? Design-hour (peak) and mean \
              request rate per year against each tier's planned roofline capacity: units planned \
              × the throughput of one unit at full load. Utilization is the peak over that \
-             capacity. Rings mark the years in which a fleet changes size; a filled dot in the \
-             last year marks the load the fleet carries within the SLO, read off the simulated \
+             capacity. Tiers planning the same capacity every year share one line (\"A = B\"). \
+             Rings mark the years in which a fleet changes size; a filled dot in the last year \
+             marks the load the fleet carries within the SLO, read off the simulated \
              latency-against-load curve (where queueing makes it lower than the roofline).{}",
             if log {
                 " The request-rate axis is logarithmic: capacity and traffic are more than ten \
@@ -450,7 +464,13 @@ pub(super) fn design_day(ctx: &Context<'_>) -> Result<Built, ChartError> {
         color: draw::GREY,
         swatch: Swatch::Box,
     }];
-    for t in &tiers {
+    // Fleets that run the same instances every hour draw one line, labelled "A = B".
+    let groups = super::equal_groups(tiers.iter().copied(), |a, b| {
+        a.design_day_units == b.design_day_units
+    });
+    for g in &groups {
+        let t = g[0];
+        let names: Vec<&str> = g.iter().map(|t| t.name.as_str()).collect();
         let (color, marker) = ctx.tier_color(&t.name);
         lines.push(Line {
             secondary: true,
@@ -466,7 +486,7 @@ pub(super) fn design_day(ctx: &Context<'_>) -> Result<Built, ChartError> {
             ..Line::new(color, steps(t.design_day_units.iter().map(|&u| u as f64)))
         });
         legend.push(LegendEntry {
-            label: format!("{} instances (right axis)", t.name),
+            label: format!("{} instances (right axis)", super::merged_label(&names)),
             color,
             swatch: Swatch::Line(marker),
         });

@@ -99,6 +99,11 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
         curve.sort_by(|a, b| a.offered_rps.total_cmp(&b.offered_rps));
         let units = t.capacity.last().map_or(0, |c| c.units);
         let peak = t.capacity.last().map(|c| c.peak_rps);
+        // Under a contract on time to first token or per output token, the contracted metrics
+        // against load come first, with their bounds.
+        if let Some(d) = token_chart(ctx, t, &curve, &mut used)? {
+            out.push(d);
+        }
         let data_max = curve
             .iter()
             .map(|l| l.p99_s.max(l.p95_s).max(l.p50_s))
@@ -305,14 +310,301 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
                     "the dashed line is the SLO bound on end-to-end latency; "
                 } else {
                     "the contract bounds time to first token and per output token, not the \
-                     end-to-end latency drawn, so no bound is drawn (the subtitle gives the \
-                     planned fleet's figures against it); "
+                     end-to-end latency drawn, so no bound is drawn here (the chart before this \
+                     one draws the contracted metrics against their bounds); "
                 }
             ),
             svg,
         });
     }
     Ok(Ok(out))
+}
+
+/// One contracted token metric of a load curve.
+struct TokenMetric {
+    name: &'static str,
+    bound_s: f64,
+    value: fn(&LoadPoint) -> Option<f64>,
+    at_plan: Option<f64>,
+    color: plotters::style::RGBColor,
+    marker: Marker,
+}
+
+/// Seconds or milliseconds for an axis whose top is `top_s`: (factor from s, unit).
+fn time_unit(top_s: f64) -> (f64, &'static str) {
+    if top_s >= 2.0 {
+        (1.0, "s")
+    } else {
+        (1e3, "ms")
+    }
+}
+
+/// Time to first token and time per output token at the contract's percentile against offered
+/// load, for a tier whose contract bounds them: TTFT on the left axis, TPOT on the right, both
+/// scaled so their bounds sit on one SLO line. `None` when the contract bounds neither or the
+/// curve did not measure them.
+fn token_chart(
+    ctx: &Context<'_>,
+    t: &TierResult,
+    curve: &[LoadPoint],
+    used: &mut Vec<String>,
+) -> Result<Option<Drawn>, ChartError> {
+    let sc = &ctx.results.scenario;
+    let plan = t.capacity.last().and_then(|c| c.latency.as_ref());
+    let mut metrics: Vec<TokenMetric> = vec![];
+    if let Some(b) = sc.slo_ttft_s {
+        metrics.push(TokenMetric {
+            name: "TTFT",
+            bound_s: b,
+            value: |l| l.ttft_s,
+            at_plan: plan.and_then(|l| l.ttft_s),
+            color: draw::OKABE_ITO[5],
+            marker: Marker::Circle,
+        });
+    }
+    if let Some(b) = sc.slo_tpot_s {
+        metrics.push(TokenMetric {
+            name: "TPOT",
+            bound_s: b,
+            value: |l| l.tpot_s,
+            at_plan: plan.and_then(|l| l.tpot_s),
+            color: draw::OKABE_ITO[1],
+            marker: Marker::Triangle,
+        });
+    }
+    metrics.retain(|m| curve.iter().any(|l| (m.value)(l).is_some()));
+    if metrics.is_empty() {
+        return Ok(None);
+    }
+    let mut name = format!("latency-tokens-{}", draw::slug(&t.name));
+    while used.contains(&name) {
+        name.push('x');
+    }
+    used.push(name.clone());
+    let years = ctx.years();
+    let pct = format::percentile(sc.slo_percentile);
+    let units = t.capacity.last().map_or(0, |c| c.units);
+    let peak = t.capacity.last().map(|c| c.peak_rps);
+    let cap = t.capacity.last().map_or(0.0, |c| t.capacity_rps(c));
+    let util = |rps: f64| if cap > 0.0 { rps / cap } else { 0.0 };
+    // Both axes run to the same multiple of their bound, so one line is the bound of both:
+    // the highest value over its bound (the plan's too), at least 1.2 and at most 3, in
+    // half-bound steps.
+    let ratio = metrics
+        .iter()
+        .flat_map(|m| {
+            curve
+                .iter()
+                .filter_map(m.value)
+                .chain(m.at_plan)
+                .map(move |v| v / m.bound_s)
+        })
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let top = (ratio.clamp(1.2, 3.0) * 2.0).ceil() / 2.0;
+    let clipped = ratio > top;
+    let axis_for = |m: &TokenMetric| -> (AxisSpec, f64) {
+        let (k, unit) = time_unit(m.bound_s * top);
+        let step = m.bound_s * 0.5 * k;
+        let n = (top * 2.0).round() as i32;
+        let axis = Axis {
+            min: 0.0,
+            max: m.bound_s * top * k,
+            step,
+            ticks: (0..=n).map(|i| f64::from(i) * step).collect(),
+        };
+        let side = if metrics.len() == 2 && m.name == "TPOT" {
+            ", right axis"
+        } else if metrics.len() == 2 {
+            ", left axis"
+        } else {
+            ""
+        };
+        (
+            AxisSpec {
+                axis,
+                fmt: Box::new(move |v| format::number_tick(v, step)),
+                desc: format!("{} {pct} ({unit}{side})", m.name),
+            },
+            k,
+        )
+    };
+    let (y, k1) = axis_for(&metrics[0]);
+    let second = metrics.get(1).map(&axis_for);
+    let mut lines = vec![];
+    let mut legend = vec![];
+    let mut marks = vec![];
+    for (i, m) in metrics.iter().enumerate() {
+        let k = if i == 0 {
+            k1
+        } else {
+            second.as_ref().map_or(1.0, |s| s.1)
+        };
+        lines.push(Line {
+            marker: Some(m.marker),
+            secondary: i == 1,
+            ..Line::new(
+                m.color,
+                curve
+                    .iter()
+                    .filter_map(|l| (m.value)(l).map(|v| (l.offered_rps, v * k)))
+                    .collect(),
+            )
+        });
+        legend.push(LegendEntry {
+            label: format!(
+                "{} {pct}{}",
+                m.name,
+                match (metrics.len(), i) {
+                    (1, _) => "",
+                    (_, 0) => " (left axis)",
+                    _ => " (right axis)",
+                }
+            ),
+            color: m.color,
+            swatch: Swatch::Line(m.marker),
+        });
+        if let (Some(peak), Some(v)) = (peak, m.at_plan) {
+            marks.push(Mark {
+                at: (peak, v * k),
+                label: format!("plan: {} {}", m.name, format::duration(v)),
+                color: draw::INK,
+                secondary: i == 1,
+                filled: true,
+            });
+        }
+    }
+    let bounds_text: Vec<String> = metrics
+        .iter()
+        .map(|m| format!("{} {pct} ≤ {}", m.name, format::duration(m.bound_s)))
+        .collect();
+    let mut rules = vec![Rule {
+        vertical: false,
+        at: metrics[0].bound_s * k1,
+        label: format!("SLO: {}", bounds_text.join(", ")),
+        color: draw::INK,
+    }];
+    legend.push(LegendEntry {
+        label: "SLO bound".into(),
+        color: draw::INK,
+        swatch: Swatch::Dashed,
+    });
+    if let Some(peak) = peak {
+        rules.push(Rule {
+            vertical: true,
+            at: peak,
+            label: format!("year-{years} peak {}", format::rps(peak)),
+            color: draw::GREY,
+        });
+    }
+    // The finding: the load up to which every contracted metric holds, and which breaks first.
+    let limits: Vec<(&TokenMetric, Option<f64>, bool)> = metrics
+        .iter()
+        .map(|m| {
+            let broken = curve
+                .iter()
+                .any(|l| (m.value)(l).is_some_and(|v| v > m.bound_s));
+            (m, t.limit_rps(m.value, m.bound_s), broken)
+        })
+        .collect();
+    let names = metrics
+        .iter()
+        .map(|m| format!("{} {pct}", m.name))
+        .collect::<Vec<_>>()
+        .join(" and ");
+    let title = if let Some((m, _, _)) = limits.iter().find(|(_, l, _)| l.is_none()) {
+        format!(
+            "{}: {} {pct} exceeds {} at every load simulated",
+            t.name,
+            m.name,
+            format::duration(m.bound_s)
+        )
+    } else if let Some((m, Some(load), _)) = limits
+        .iter()
+        .filter(|(_, _, broken)| *broken)
+        .min_by(|a, b| a.1.unwrap_or(0.0).total_cmp(&b.1.unwrap_or(0.0)))
+    {
+        format!(
+            "{}: the contract holds up to {} ({} utilization), where {} {pct} reaches {}",
+            t.name,
+            format::rps(*load),
+            format::percent(util(*load), 0),
+            m.name,
+            format::duration(m.bound_s)
+        )
+    } else {
+        format!(
+            "{}: {names} stay within {} at every load simulated, up to {}",
+            t.name,
+            metrics
+                .iter()
+                .map(|m| format::duration(m.bound_s))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            format::rps(curve.last().map_or(0.0, |l| l.offered_rps))
+        )
+    };
+    let (umin, umax) = curve.iter().fold((f64::INFINITY, 0.0f64), |(a, b), l| {
+        (a.min(util(l.offered_rps)), b.max(util(l.offered_rps)))
+    });
+    let mut subtitle = format!(
+        "The contracted {names}, simulated under steady Poisson load at year {years}'s planned \
+         fleet of {} unit{} ({} of its {} capacity).",
+        format::count(units),
+        if units == 1 { "" } else { "s" },
+        format::percent_range(umin, umax, 0),
+        format::rps(cap)
+    );
+    if metrics.len() == 2 {
+        subtitle.push_str(" Each axis runs to the same multiple of its bound, so the one dashed line is both bounds.");
+    }
+    if clipped {
+        subtitle.push_str(&format!(
+            " Above {top}× the bound the curves leave the chart."
+        ));
+    }
+    let x_max = curve
+        .iter()
+        .map(|l| l.offered_rps)
+        .fold(peak.unwrap_or(0.0), f64::max);
+    let xa = draw::nice_axis(0.0, x_max, 6);
+    let xstep = xa.step;
+    let chart = LineChart {
+        head: Head {
+            title: title.clone(),
+            subtitle,
+            legend,
+            footer: ctx.footer.clone(),
+        },
+        x: AxisSpec {
+            axis: xa,
+            fmt: Box::new(move |v| format::number_tick(v, xstep)),
+            desc: "Offered load (requests per second)".into(),
+        },
+        y,
+        y2: second.map(|s| s.0),
+        lines,
+        rules,
+        marks,
+        height: draw::HEIGHT,
+    };
+    let svg = line::render(&chart).map_err(draw_error(&name))?;
+    Ok(Some(Drawn {
+        name,
+        title,
+        caption: format!(
+            "How much load can {}'s planned fleet take before it breaks the contract on {names}? \
+             The contracted metrics against offered load at the year-{years} fleet of {} unit{}, \
+             from the simulator under steady Poisson load; the dashed line is the SLO bound \
+             ({}), the grey line the year's peak traffic and the dots the planned fleet as the \
+             fleet table measured it at that peak (over the busiest window of the design day).",
+            t.name,
+            format::count(units),
+            if units == 1 { "" } else { "s" },
+            bounds_text.join(", ")
+        ),
+        svg,
+    }))
 }
 
 /// The latency at quantile `q` of a CDF given as (latency [s], quantile) points.
@@ -352,13 +644,20 @@ pub(super) fn cdf(ctx: &Context<'_>) -> Result<Built, ChartError> {
     let years = ctx.years();
     let (p, bound) = ctx.slo.unwrap_or((99.0, f64::NAN));
     let q = p / 100.0;
-    let at_p: Vec<(String, Option<f64>)> = tiers
+    // Tiers whose distributions are the same line are drawn once, labelled "A = B".
+    let groups = super::equal_groups(tiers.iter().copied(), |a, b| {
+        super::same_points(&a.latency_cdf, &b.latency_cdf)
+    });
+    let names = |g: &[&TierResult]| {
+        super::merged_label(&g.iter().map(|t| t.name.as_str()).collect::<Vec<_>>())
+    };
+    let at_p: Vec<(String, Option<f64>)> = groups
         .iter()
-        .map(|t| (t.name.clone(), latency_at(&t.latency_cdf, q)))
+        .map(|g| (names(g), latency_at(&g[0].latency_cdf, q)))
         .collect();
     let plabel = format::percentile(p);
     let title = match at_p.as_slice() {
-        [(n, Some(v))] => format!(
+        [(n, Some(v))] if tiers.len() == 1 => format!(
             "At the planned fleet, {n} answers {} % of requests within {}",
             format::grouped(p, if p.fract() == 0.0 { 0 } else { 1 }),
             format::duration(*v)
@@ -394,9 +693,24 @@ pub(super) fn cdf(ctx: &Context<'_>) -> Result<Built, ChartError> {
     };
     let xa = draw::nice_axis(0.0, x_max * k, 6);
     let xstep = xa.step;
-    let lines: Vec<Line> = tiers
+    // Distributions that differ but run within a few per cent of an earlier one (the same chip
+    // in two fleets) would hide under it: those are drawn wider, underneath, so each shows as a
+    // rim around the line on top.
+    let close = |a: &[(f64, f64)], b: &[(f64, f64)]| {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(p, q)| p.1 == q.1 && (p.0 - q.0).abs() <= 0.03 * p.0.abs().max(q.0.abs()))
+    };
+    let lines: Vec<Line> = groups
         .iter()
-        .map(|t| {
+        .enumerate()
+        .map(|(gi, g)| {
+            let t = g[0];
+            let under = groups[..gi]
+                .iter()
+                .filter(|e| close(&e[0].latency_cdf, &t.latency_cdf))
+                .count() as u32;
             let (color, marker) = ctx.tier_color(&t.name);
             let mut pts: Vec<(f64, f64)> = t
                 .latency_cdf
@@ -415,16 +729,17 @@ pub(super) fn cdf(ctx: &Context<'_>) -> Result<Built, ChartError> {
                 .collect();
             Line {
                 marker: Some(marker),
+                width: (3 + 4 * under).min(11),
                 ..Line::new(color, kept)
             }
         })
         .collect();
-    let mut legend: Vec<LegendEntry> = tiers
+    let mut legend: Vec<LegendEntry> = groups
         .iter()
-        .map(|t| {
-            let (color, marker) = ctx.tier_color(&t.name);
+        .map(|g| {
+            let (color, marker) = ctx.tier_color(&g[0].name);
             LegendEntry {
-                label: t.name.clone(),
+                label: names(g),
                 color,
                 swatch: Swatch::Line(marker),
             }
@@ -504,6 +819,8 @@ mod tests {
             p50_s: p99_ms / 3e3,
             p95_s: p99_ms / 1.5e3,
             p99_s: p99_ms / 1e3,
+            ttft_s: None,
+            tpot_s: None,
         }
     }
 

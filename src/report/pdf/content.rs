@@ -29,19 +29,75 @@ pub fn lay_out_on(
     paper: layout::Paper,
 ) -> Layout {
     let mut l = Layout::on(paper);
+    l.figure_numbers = figure_numbers(r, charts);
     title_page(&mut l, r);
     l.new_page();
     let contents_at = scenario_page(&mut l, r, date);
     let contents_page = l.page();
+    // The contents' place in the reading order; filled in once the pages are known.
+    let contents_block = l.block(layout::BlockKind::Paragraph, 1);
     l.new_page();
-    summary(&mut l, r, charts);
+    // The body a committee reads: the decision, the summary, how sure it is, the cash flows,
+    // the key charts and the method. The detail behind it follows in the appendices.
+    summary(&mut l, r);
     super::uncertainty::section(&mut l, r, charts);
     super::cashflow::section(&mut l, r);
-    assumptions(&mut l, r);
-    figures(&mut l, charts);
+    figures(&mut l, r, charts, Part::Body);
     method(&mut l, r, charts);
-    contents(&mut l, contents_page, contents_at);
+    l.section_break();
+    l.heading(APPENDICES, 1, 120.0);
+    l.paragraph(
+        "The detail behind the body: every input with its source (A), the charts of each tier \
+         (B), and the energy, carbon and break-even tables (C).",
+        BODY,
+        false,
+        INK,
+        0.0,
+    );
+    l.gap(6.0);
+    assumptions(&mut l, r);
+    figures(&mut l, r, charts, Part::Appendix);
+    appendix_tables(&mut l, r, charts);
+    contents(&mut l, contents_page, contents_at, contents_block);
     l
+}
+
+/// The heading that ends the body: what follows it is the appendices.
+pub const APPENDICES: &str = "Appendices";
+
+/// The body or the appendix, for the charts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Body,
+    Appendix,
+}
+
+/// Whether chart `name` is a key chart, shown in the body: the comparisons a decision rests on
+/// (cumulative cost, break-even, cost per million, the latency distribution against the
+/// contract) and the recommended tier's cost breakdown. The capacity and design-day charts,
+/// the latency curves and the other tiers' breakdowns are detail, in appendix B.
+fn key_chart(r: &RunResults, name: &str) -> bool {
+    match name {
+        "cumulative-cost" | "break-even" | "cost-per-million" | "latency-cdf" => true,
+        _ => r.recommendation.as_ref().is_some_and(|rec| {
+            name == format!(
+                "cost-breakdown-{}",
+                crate::report::charts::draw::slug(&rec.best.tier)
+            )
+        }),
+    }
+}
+
+/// Appendix C: the energy and carbon of every option, and the break-even table.
+fn appendix_tables(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
+    let has_energy = r.tiers.iter().any(|t| !t.options.is_empty());
+    if !has_energy && r.break_even.is_empty() {
+        return;
+    }
+    l.section_break();
+    l.heading("C  Energy, carbon and break-even", 1, 120.0);
+    energy_and_carbon(l, r);
+    break_even_table(l, r, charts);
 }
 
 /// The footer of page `i` of `n`: provenance on the left, "page i of n" on the right.
@@ -91,11 +147,13 @@ fn fact(l: &mut Layout, key: &str, value: &str) {
     let lines = fonts::wrap(value, CONTENT_W - key_w, BODY, false);
     l.ensure(lines.len() as f32 * BODY * 1.3);
     let top = l.y;
-    l.line(MARGIN_X, BODY, true, INK, key);
-    l.y = top;
-    for v in lines {
-        l.line(MARGIN_X + key_w, BODY, false, INK, &v);
-    }
+    l.as_paragraph(|l| {
+        l.line(MARGIN_X, BODY, true, INK, key);
+        l.y = top;
+        for v in lines {
+            l.line(MARGIN_X + key_w, BODY, false, INK, &v);
+        }
+    });
     l.gap(1.5);
 }
 
@@ -134,9 +192,11 @@ fn title_page(l: &mut Layout, r: &RunResults) {
     l.gap(pad);
     l.line(MARGIN_X + pad, 13.0, true, INK, "Recommendation");
     l.gap(4.0);
-    for s in lines {
-        l.line(MARGIN_X + pad, 11.0, false, INK, &s);
-    }
+    l.as_paragraph(|l| {
+        for s in lines {
+            l.line(MARGIN_X + pad, 11.0, false, INK, &s);
+        }
+    });
     l.gap(pad + 8.0);
 
     if let Some(rec) = &r.recommendation {
@@ -230,7 +290,7 @@ fn title_page(l: &mut Layout, r: &RunResults) {
         l.paragraph(
             &format!(
                 "Warning: {} input{} marked OUTLIER or STALE by {} source ({}); {} labelled in \
-                 the assumptions (section 2).",
+                 the assumptions (appendix A).",
                 flagged.len(),
                 if flagged.len() == 1 { " is" } else { "s are" },
                 if flagged.len() == 1 { "its" } else { "their" },
@@ -261,7 +321,7 @@ fn title_page(l: &mut Layout, r: &RunResults) {
         l.paragraph(
             &format!(
                 "{estimates} of {} inputs are estimates; they are shaded in the assumptions \
-                 (section 2).",
+                 (appendix A).",
                 r.inputs.len()
             ),
             BODY,
@@ -296,7 +356,7 @@ fn scenario_page(l: &mut Layout, r: &RunResults, date: &ReportDate) -> f32 {
 
 /// Write the contents list onto its page, now that the sections' pages are known. Titles wrap
 /// rather than being cut; a list longer than the page goes on in the PDF's bookmarks, and says so.
-fn contents(l: &mut Layout, page: usize, at: f32) {
+fn contents(l: &mut Layout, page: usize, at: f32, block: usize) {
     // Sections and figures; the sub-headings are in the PDF's bookmarks.
     let entries: Vec<(String, u8, usize)> = l
         .sections
@@ -381,24 +441,36 @@ fn contents(l: &mut Layout, page: usize, at: f32) {
         }
         y += line_h;
     }
-    if let Some(p) = l.pages.get_mut(page) {
-        p.ops.extend(ops);
+    // The list is one paragraph of the structure, placed where the page reads it (its block
+    // was reserved there); the dot leaders are decoration.
+    let m = l.leaf(block, 0);
+    for op in ops {
+        let mark = match &op {
+            Op::Text { color, .. } if *color == RULE => layout::Mark::Artifact,
+            _ => m,
+        };
+        l.push_on(page, None, op, mark);
     }
 }
 
 /// "Figure 2" for the chart named `name`, or a plain description when it was not drawn.
-fn figure_ref(charts: &ChartSet, name: &str) -> String {
+fn figure_ref(l: &Layout, charts: &ChartSet, name: &str) -> String {
     charts
         .charts
         .iter()
         .position(|c| c.name == name)
         .map_or_else(
             || "the break-even chart".into(),
-            |i| format!("Figure {}", i + 1),
+            |i| {
+                format!(
+                    "Figure {}",
+                    l.figure_numbers.get(i).copied().unwrap_or(i + 1)
+                )
+            },
         )
 }
 
-fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
+fn summary(l: &mut Layout, r: &RunResults) {
     let years = r.scenario.horizon_years;
     l.heading("1  Executive summary", 1, 80.0);
     l.paragraph(
@@ -488,7 +560,7 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
             rows.push(Row::new(cells));
             continue;
         }
-        let status = decision::tier_status(t, sc.slo_latency_s);
+        let status = decision::tier_status(t, &sc.bounds());
         for o in &t.options {
             // What the option pays for: on-prem's installed units include its spares.
             let paid: Vec<String> = o.yearly.iter().map(|y| format::count(y.units)).collect();
@@ -558,56 +630,6 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
         ranking_table(l, r, resale, owed);
     }
 
-    energy_and_carbon(l, r);
-
-    if !r.break_even.is_empty() {
-        l.heading("Break-even daily use", 2, 60.0);
-        l.paragraph(
-            &format!(
-                "Each option's net present cost, the figure the options are ranked on, as a \
-                 straight line in hours per day of full use of its planned fleet ({}). Only \
-                 hourly use scales: on-prem's dynamic power, on-demand's instance-hours, a \
-                 hybrid's burst; egress and every other cost is fixed at the actual traffic. \
-                 Exact: where the on-prem and cloud lines cross. In use: where each side \
-                 actually runs (on-prem: 24 h × its mean utilization; cloud: the autoscaled \
-                 instance-hours over the planned fleet's); as they run: which is cheaper there, \
-                 the ranking's verdict. Seed form (seed 004): 24 h × on-prem cash ÷ cloud cash \
-                 at 24 h/day, shown against on-demand only, where it is a break-even. A \
-                 cross-hardware row compares fleets of different hardware and size.",
-                figure_ref(charts, "break-even")
-            ),
-            BODY,
-            false,
-            INK,
-            0.0,
-        );
-        l.gap(3.0);
-        let rows = r
-            .break_even
-            .iter()
-            .map(|b| {
-                Row::new(
-                    crate::report::table::break_even_cells(b)
-                        .into_iter()
-                        .map(|c| c.replace('\n', " — "))
-                        .collect(),
-                )
-            })
-            .collect();
-        l.table(&Table {
-            columns: vec![
-                Column::left("On-prem tier"),
-                Column::left("Against"),
-                Column::left("Exact"),
-                Column::right("In use (on-prem; cloud)"),
-                Column::left("As they run"),
-                Column::right("Seed form"),
-            ],
-            rows,
-            size: SMALL,
-        });
-    }
-
     if !r.references.is_empty() {
         l.heading("Against published figures", 2, 60.0);
         l.paragraph(
@@ -647,6 +669,57 @@ fn summary(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     }
 }
 
+/// The break-even daily use of each on-prem tier against the cloud (seed 004 §4).
+fn break_even_table(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
+    if !r.break_even.is_empty() {
+        l.heading("Break-even daily use", 2, 60.0);
+        l.paragraph(
+            &format!(
+                "Each option's net present cost, the figure the options are ranked on, as a \
+                 straight line in hours per day of full use of its planned fleet ({}). Only \
+                 hourly use scales: on-prem's dynamic power, on-demand's instance-hours, a \
+                 hybrid's burst; egress and every other cost is fixed at the actual traffic. \
+                 Exact: where the on-prem and cloud lines cross. In use: where each side \
+                 actually runs (on-prem: 24 h × its mean utilization; cloud: the autoscaled \
+                 instance-hours over the planned fleet's); as they run: which is cheaper there, \
+                 the ranking's verdict. Seed form (seed 004): 24 h × on-prem cash ÷ cloud cash \
+                 at 24 h/day, shown against on-demand only, where it is a break-even. A \
+                 cross-hardware row compares fleets of different hardware and size.",
+                figure_ref(l, charts, "break-even")
+            ),
+            BODY,
+            false,
+            INK,
+            0.0,
+        );
+        l.gap(3.0);
+        let rows = r
+            .break_even
+            .iter()
+            .map(|b| {
+                Row::new(
+                    crate::report::table::break_even_cells(b)
+                        .into_iter()
+                        .map(|c| c.replace('\n', " — "))
+                        .collect(),
+                )
+            })
+            .collect();
+        l.table(&Table {
+            columns: vec![
+                Column::left("On-prem tier"),
+                Column::left("Against"),
+                Column::left("Exact"),
+                Column::right("In use (on-prem; cloud)"),
+                Column::left("As they run"),
+                Column::right("Seed form"),
+            ],
+            rows,
+            size: SMALL,
+        });
+    }
+}
+
 /// A contracted latency metric.
 #[derive(Debug, Clone, Copy)]
 enum Metric {
@@ -660,8 +733,12 @@ impl Metric {
     fn show(self, l: &crate::capacity::LatencyAtPlan) -> String {
         match self {
             Metric::EndToEnd => format::duration_ci(l.slo_percentile_s, l.slo_ci95_s),
-            Metric::Ttft => l.ttft_s.map_or(MISSING.into(), format::duration),
-            Metric::Tpot => l.tpot_s.map_or(MISSING.into(), format::duration),
+            Metric::Ttft => l
+                .ttft_s
+                .map_or(MISSING.into(), |v| format::duration_ci(v, l.ttft_ci95_s)),
+            Metric::Tpot => l
+                .tpot_s
+                .map_or(MISSING.into(), |v| format::duration_ci(v, l.tpot_ci95_s)),
         }
     }
 }
@@ -718,7 +795,7 @@ fn energy_and_carbon(l: &mut Layout, r: &RunResults) {
 
 fn assumptions(l: &mut Layout, r: &RunResults) {
     l.section_break();
-    l.heading("2  Assumptions", 1, 120.0);
+    l.heading("A  Assumptions", 1, 120.0);
     let estimates = r
         .inputs
         .iter()
@@ -798,31 +875,88 @@ fn assumptions(l: &mut Layout, r: &RunResults) {
 pub(super) fn place_figure(l: &mut Layout, i: usize, c: &crate::report::charts::Chart) {
     let size = c.tree.size();
     let aspect = size.height() / size.width();
-    let caption = format!("Figure {} ({}). {}", i + 1, c.name, c.caption);
-    let cap_lines = fonts::wrap(&caption, CONTENT_W, SMALL + 0.5, false).len() as f32;
-    l.ensure(CONTENT_W * aspect + cap_lines * (SMALL + 0.5) * 1.3 + 6.0);
+    let n = l.figure_numbers.get(i).copied().unwrap_or(i + 1);
+    let caption = format!("Figure {n} ({}). {}", c.name, c.caption);
+    l.figure(i, aspect, &caption, &c.title);
+    // Registered where the chart landed (the layout may have moved it to a new page).
+    let y = l
+        .pages
+        .last()
+        .and_then(|p| {
+            p.ops.iter().rev().find_map(|op| match op {
+                Op::Chart { index, y, .. } if *index == i => Some(*y),
+                _ => None,
+            })
+        })
+        .unwrap_or(l.y);
     l.sections.push(layout::Section {
-        title: format!("Figure {}: {}", i + 1, c.title),
+        title: format!("Figure {n}: {}", c.title),
         level: 2,
         page: l.page(),
-        y: l.y,
+        y,
     });
-    l.figure(i, aspect, &caption);
 }
 
-fn figures(l: &mut Layout, charts: &ChartSet) {
+/// Figure numbers in the order the charts are placed: the uncertainty charts in "How sure is
+/// this?", the key charts (section 2), then the detail charts (appendix B). `numbers[i]` is
+/// chart `i`'s.
+fn figure_numbers(r: &RunResults, charts: &ChartSet) -> Vec<usize> {
+    let uncertain = |name: &str| super::uncertainty::CHARTS.contains(&name);
+    let mut order: Vec<usize> = vec![];
+    for name in super::uncertainty::CHARTS {
+        order.extend(charts.charts.iter().position(|c| c.name == name));
+    }
+    for key in [true, false] {
+        order.extend(
+            charts
+                .charts
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| !uncertain(&c.name) && key_chart(r, &c.name) == key)
+                .map(|(i, _)| i),
+        );
+    }
+    let mut numbers = vec![0; charts.charts.len()];
+    for (k, &i) in order.iter().enumerate() {
+        numbers[i] = k + 1;
+    }
+    numbers
+}
+
+/// The charts of `part`: the key charts in the body (section 2), the other tiers' detail in
+/// appendix B, which also lists the charts not drawn.
+fn figures(l: &mut Layout, r: &RunResults, charts: &ChartSet, part: Part) {
+    let shown: Vec<(usize, &crate::report::charts::Chart)> = charts
+        .charts
+        .iter()
+        .enumerate()
+        // The tornado and the distribution are placed in "How sure is this?".
+        .filter(|(_, c)| !super::uncertainty::CHARTS.contains(&c.name.as_str()))
+        .filter(|(_, c)| (part == Part::Body) == key_chart(r, &c.name))
+        .collect();
+    if part == Part::Appendix && shown.is_empty() && charts.skipped.is_empty() {
+        return;
+    }
     l.section_break();
-    l.heading("3  Charts", 1, 200.0);
+    match part {
+        Part::Body => l.heading("2  Key charts", 1, 200.0),
+        Part::Appendix => l.heading("B  Detail charts", 1, 200.0),
+    }
     if charts.charts.is_empty() {
         l.paragraph("This run has no data to chart.", BODY, false, INK, 0.0);
+    } else if shown.is_empty() {
+        l.paragraph(
+            "Every chart of this run is in the body (section 2).",
+            BODY,
+            false,
+            INK,
+            0.0,
+        );
     }
-    for (i, c) in charts.charts.iter().enumerate() {
-        if super::uncertainty::CHARTS.contains(&c.name.as_str()) {
-            continue; // placed in "How sure is this?"
-        }
+    for (i, c) in shown {
         place_figure(l, i, c);
     }
-    if !charts.skipped.is_empty() {
+    if part == Part::Appendix && !charts.skipped.is_empty() {
         // Charts left out for the same reason share one line.
         let mut lines: Vec<(Vec<String>, String)> = vec![];
         for s in &charts.skipped {
@@ -853,7 +987,7 @@ fn figures(l: &mut Layout, charts: &ChartSet) {
 fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     let years = r.scenario.horizon_years;
     l.section_break();
-    l.heading("4  Method and caveats", 1, 120.0);
+    l.heading("3  Method and caveats", 1, 120.0);
     l.heading("How the numbers are made", 2, 60.0);
     let bullets = [
         format!(
@@ -967,7 +1101,7 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     } else {
         l.paragraph(
             &format!(
-                "{} inputs have no firm source (shaded in section 2): {}.",
+                "{} inputs have no firm source (shaded in appendix A): {}.",
                 est.len(),
                 est.join("; ")
             ),

@@ -52,6 +52,10 @@ pub const SMALL: f32 = 8.0;
 pub const MIN_TABLE_SIZE: f32 = 6.5;
 /// Rounding room when a cell measured to fit its column is wrapped to it again \[pt\].
 const SLACK: f32 = 0.01;
+/// The share of a page that must be free for a major section to start on it.
+pub const SECTION_MIN_ROOM: f32 = 0.25;
+/// The smallest a chart is set to fill the room left on a page, as a share of its size.
+pub const FIGURE_MIN_SCALE: f32 = 0.6;
 /// Line height as a multiple of the size.
 const LEADING: f32 = 1.3;
 
@@ -106,10 +110,48 @@ pub enum Op {
     },
 }
 
-/// One page: what to draw on it.
+/// One page: what to draw on it, and for each operation where it sits in the document's
+/// structure (`marks[i]` belongs to `ops[i]`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Page {
     pub ops: Vec<Op>,
+    pub marks: Vec<Mark>,
+}
+
+/// Where a drawing operation sits in the tagged PDF's structure tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    /// Decoration or repetition a reader skips: rules, fills, a table header repeated on a
+    /// new page, the footer.
+    Artifact,
+    /// Content of leaf `n` of a [`Block`].
+    Leaf(usize),
+}
+
+/// A unit of the document's logical structure, in reading order: what the tagged PDF's
+/// structure tree is built from. `leaves` are the content it holds (a leaf is every operation
+/// marked [`Mark::Leaf`] with its number, on any page).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub kind: BlockKind,
+    pub leaves: Vec<usize>,
+}
+
+/// What a [`Block`] is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BlockKind {
+    /// A heading, level 1 = a section; `leaves[0]` its text.
+    Heading { level: u8, title: String },
+    /// A paragraph (or a key/value line); `leaves[0]` its text.
+    Paragraph,
+    /// A bulleted item: `leaves[0]` the bullet, `leaves[1]` the text.
+    ListItem,
+    /// A chart, with its title as the alternative text; `leaves[0]` the drawing.
+    Figure { alt: String },
+    /// A figure's caption; `leaves[0]` its text.
+    Caption,
+    /// A table: per row, whether it is the header, and its cells' leaves.
+    Table { rows: Vec<(bool, Vec<usize>)> },
 }
 
 /// A heading, for the contents and the PDF outline.
@@ -197,6 +239,14 @@ pub struct Layout {
     pub sections: Vec<Section>,
     /// Height of the paper \[pt\].
     pub page_h: f32,
+    /// The logical structure, in reading order.
+    pub blocks: Vec<Block>,
+    /// Leaves made so far.
+    leaves: usize,
+    /// The mark operations pushed now get; `None`: each line of text becomes a paragraph.
+    mark: Option<Mark>,
+    /// Each chart's figure number, in the order the report places them.
+    pub figure_numbers: Vec<usize>,
 }
 
 impl Default for Layout {
@@ -224,6 +274,58 @@ impl Layout {
             y: MARGIN_TOP,
             sections: vec![],
             page_h: paper.size().1,
+            blocks: vec![],
+            leaves: 0,
+            mark: None,
+            figure_numbers: vec![],
+        }
+    }
+
+    /// A new block of `kind` with `n` leaves; returns its index.
+    pub fn block(&mut self, kind: BlockKind, n: usize) -> usize {
+        let leaves = (self.leaves..self.leaves + n).collect();
+        self.leaves += n;
+        self.blocks.push(Block { kind, leaves });
+        self.blocks.len() - 1
+    }
+
+    /// Leaf `k` of block `b` as a mark.
+    pub fn leaf(&self, b: usize, k: usize) -> Mark {
+        self.blocks
+            .get(b)
+            .and_then(|x| x.leaves.get(k))
+            .map_or(Mark::Artifact, |&n| Mark::Leaf(n))
+    }
+
+    /// Run `f` with every operation it pushes marked `mark`.
+    pub fn marked<R>(&mut self, mark: Mark, f: impl FnOnce(&mut Layout) -> R) -> R {
+        let before = self.mark.replace(mark);
+        let r = f(self);
+        self.mark = before;
+        r
+    }
+
+    /// Run `f` as one paragraph of the structure: everything it draws is one block.
+    pub fn as_paragraph<R>(&mut self, f: impl FnOnce(&mut Layout) -> R) -> R {
+        let b = self.block(BlockKind::Paragraph, 1);
+        let m = self.leaf(b, 0);
+        self.marked(m, f)
+    }
+
+    /// Add `op` to page `page` (an earlier page: the contents) with `mark`, or insert it at
+    /// `index` when given (a box drawn under what is already there).
+    pub fn push_on(&mut self, page: usize, index: Option<usize>, op: Op, mark: Mark) {
+        if let Some(p) = self.pages.get_mut(page) {
+            match index {
+                Some(i) if i <= p.ops.len() => {
+                    p.ops.insert(i, op);
+                    p.marks.insert(i, mark);
+                }
+                _ => {
+                    p.ops.push(op);
+                    p.marks.push(mark);
+                }
+            }
         }
     }
 
@@ -232,9 +334,20 @@ impl Layout {
         self.pages.len() - 1
     }
 
+    /// Add `op` to the page being filled, with the current mark: rules and fills are artifacts;
+    /// text or a chart outside any block becomes a paragraph of its own.
     pub fn push(&mut self, op: Op) {
+        let mark = match (&op, self.mark) {
+            (Op::Rect { .. } | Op::Line { .. }, _) => Mark::Artifact,
+            (_, Some(m)) => m,
+            (_, None) => {
+                let b = self.block(BlockKind::Paragraph, 1);
+                self.leaf(b, 0)
+            }
+        };
         if let Some(p) = self.pages.last_mut() {
             p.ops.push(op);
+            p.marks.push(mark);
         }
     }
 
@@ -255,14 +368,15 @@ impl Layout {
         }
     }
 
-    /// Where a major section starts: on this page when at least 40 % of it is still free (so a
-    /// section's last lines do not leave a near-empty page behind), else on a new one.
+    /// Where a major section starts: on this page when at least a quarter of it is still free
+    /// (so the end of a section does not leave a near-empty page behind; the heading's own
+    /// keep-with-next moves it on when what follows does not fit), else on a new one.
     pub fn section_break(&mut self) {
         let page = self.page_h - MARGIN_TOP - MARGIN_BOTTOM;
         if self.y <= MARGIN_TOP + 0.5 {
             return;
         }
-        if self.room() < 0.4 * page {
+        if self.room() < SECTION_MIN_ROOM * page {
             self.new_page();
         } else {
             self.gap(14.0);
@@ -292,12 +406,14 @@ impl Layout {
         let width = CONTENT_W - indent;
         let lines = fonts::wrap(text, width, size, bold);
         let breaks = self.line_breaks(lines.len(), size * LEADING);
-        for (i, l) in lines.iter().enumerate() {
-            if breaks.contains(&i) {
-                self.new_page();
+        self.as_paragraph(|this| {
+            for (i, l) in lines.iter().enumerate() {
+                if breaks.contains(&i) {
+                    this.new_page();
+                }
+                this.line(MARGIN_X + indent, size, bold, color, l);
             }
-            self.line(MARGIN_X + indent, size, bold, color, l);
-        }
+        });
     }
 
     /// Before which of `n` lines of height `h` a new page starts, so that no page holds a lone
@@ -336,11 +452,14 @@ impl Layout {
         let indent = 12.0;
         let lines = fonts::wrap(text, CONTENT_W - indent, size, false);
         let breaks = self.line_breaks(lines.len(), size * LEADING);
+        let b = self.block(BlockKind::ListItem, 2);
+        let (label, body) = (self.leaf(b, 0), self.leaf(b, 1));
         for (i, l) in lines.iter().enumerate() {
             if breaks.contains(&i) {
                 self.new_page();
             }
             if i == 0 {
+                self.mark = Some(label);
                 self.push(Op::Text {
                     x: MARGIN_X + 2.0,
                     y: self.y + baseline(size),
@@ -349,8 +468,11 @@ impl Layout {
                     color: INK,
                     text: "•".into(),
                 });
+                self.mark = None;
             }
-            self.line(MARGIN_X + indent, size, false, INK, l);
+            self.marked(body, |this| {
+                this.line(MARGIN_X + indent, size, false, INK, l)
+            });
         }
         self.gap(size * 0.3);
     }
@@ -378,9 +500,19 @@ impl Layout {
             y: self.y,
         });
         let lines = fonts::wrap(text, CONTENT_W, size, true);
-        for l in &lines {
-            self.line(MARGIN_X, size, true, INK, l);
-        }
+        let b = self.block(
+            BlockKind::Heading {
+                level,
+                title: text.to_string(),
+            },
+            1,
+        );
+        let m = self.leaf(b, 0);
+        self.marked(m, |this| {
+            for l in &lines {
+                this.line(MARGIN_X, size, true, INK, l);
+            }
+        });
         if level == 1 {
             self.push(Op::Line {
                 x1: MARGIN_X,
@@ -397,7 +529,7 @@ impl Layout {
     }
 
     /// A chart scaled to the content width, with its caption; kept together on one page.
-    pub fn figure(&mut self, index: usize, aspect: f32, caption: &str) {
+    pub fn figure(&mut self, index: usize, aspect: f32, caption: &str, alt: &str) {
         let w = CONTENT_W;
         let mut h = w * aspect;
         let cap = fonts::wrap(caption, CONTENT_W, SMALL + 0.5, false);
@@ -409,18 +541,37 @@ impl Layout {
             w *= max_h / h;
             h = max_h;
         }
+        // Rather than leave the rest of a page empty, a chart that nearly fits is set a little
+        // smaller (down to FIGURE_MIN_SCALE of its size) to fit the room left.
+        let room = self.room() - cap_h - 0.5;
+        if h > room && room >= FIGURE_MIN_SCALE * h && self.y > MARGIN_TOP + 0.5 {
+            w *= room / h;
+            h = room;
+        }
         self.ensure(h + cap_h);
-        self.push(Op::Chart {
+        let fig = self.block(
+            BlockKind::Figure {
+                alt: alt.to_string(),
+            },
+            1,
+        );
+        let m = self.leaf(fig, 0);
+        let chart = Op::Chart {
             index,
             x: MARGIN_X + (CONTENT_W - w) / 2.0,
             y: self.y,
             w,
             h,
-        });
+        };
+        self.marked(m, |this| this.push(chart));
         self.y += h + 4.0;
-        for l in cap {
-            self.line(MARGIN_X, SMALL + 0.5, false, GREY, &l);
-        }
+        let c = self.block(BlockKind::Caption, 1);
+        let m = self.leaf(c, 0);
+        self.marked(m, |this| {
+            for l in cap {
+                this.line(MARGIN_X, SMALL + 0.5, false, GREY, &l);
+            }
+        });
         self.gap(10.0);
     }
 
@@ -497,10 +648,22 @@ impl Layout {
         let head_lines = cell_lines(&headers, &|_| true);
         let head_h = rows_height(&head_lines, line_h);
         let max_row_h = self.page_h - MARGIN_TOP - MARGIN_BOTTOM - head_h;
-        let draw_header = |l: &mut Layout| {
-            l.row(&head_lines, &widths, t, line_h, Some(HEADER_FILL), &|_| {
-                true
-            });
+        let table = self.block(BlockKind::Table { rows: vec![] }, 0);
+        // The header is tagged where it first appears; repeated on a later page, it is an
+        // artifact (a reader hears it once).
+        let mut header_tagged = false;
+        let mut draw_header = |l: &mut Layout| {
+            let cells = (!header_tagged).then(|| l.table_row(table, true, head_lines.len()));
+            header_tagged = true;
+            l.row(
+                &head_lines,
+                &widths,
+                t,
+                line_h,
+                Some(HEADER_FILL),
+                &|_| true,
+                cells.as_deref(),
+            );
             l.push(Op::Line {
                 x1: MARGIN_X,
                 y1: l.y,
@@ -547,7 +710,8 @@ impl Layout {
                 draw_header(self);
             }
             let fill = r.fill.or(if k % 2 == 1 { Some(ZEBRA) } else { None });
-            self.row(&lines, &widths, t, line_h, fill, &bold);
+            let cells = self.table_row(table, false, lines.len());
+            self.row(&lines, &widths, t, line_h, fill, &bold, Some(&cells));
         }
         self.push(Op::Line {
             x1: MARGIN_X,
@@ -560,6 +724,21 @@ impl Layout {
         self.gap(8.0);
     }
 
+    /// A new row of `n` cells in table block `table`: the cells' marks.
+    fn table_row(&mut self, table: usize, header: bool, n: usize) -> Vec<Mark> {
+        let ids: Vec<usize> = (self.leaves..self.leaves + n).collect();
+        self.leaves += n;
+        if let Some(b) = self.blocks.get_mut(table) {
+            b.leaves.extend(&ids);
+            if let BlockKind::Table { rows } = &mut b.kind {
+                rows.push((header, ids.clone()));
+            }
+        }
+        ids.into_iter().map(Mark::Leaf).collect()
+    }
+
+    /// One table row; `cells` marks each cell's text (an artifact when `None`).
+    #[allow(clippy::too_many_arguments)]
     fn row(
         &mut self,
         lines: &[Vec<String>],
@@ -568,6 +747,7 @@ impl Layout {
         line_h: f32,
         fill: Option<Rgb>,
         bold: &dyn Fn(usize) -> bool,
+        cells: Option<&[Mark]>,
     ) {
         let h = rows_height(lines, line_h);
         if let Some(fill) = fill {
@@ -589,14 +769,18 @@ impl Layout {
                     Align::Left => x + PAD_X,
                     Align::Right => x + w - PAD_X - tw,
                 };
-                self.push(Op::Text {
+                let mark = cells
+                    .and_then(|c| c.get(i).copied())
+                    .unwrap_or(Mark::Artifact);
+                let op = Op::Text {
                     x: tx,
                     y: self.y + PAD_Y + j as f32 * line_h + baseline(t.size),
                     size: t.size,
                     bold: bold(i),
                     color: INK,
                     text: l.clone(),
-                });
+                };
+                self.marked(mark, |this| this.push(op));
             }
             x += w;
         }

@@ -20,9 +20,9 @@ pub const CHARTS: [&str; 2] = [tornado::NAME, distribution::NAME];
 /// The section's heading, as the contents and bookmarks list it.
 pub const HEADING: &str = "How sure is this?";
 
-/// Lay out the section on a new page.
+/// Lay out the section where the summary ends (a new page unless most of this one is free).
 pub fn section(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
-    l.new_page();
+    l.section_break();
     l.heading(HEADING, 1, 120.0);
     let (Some(s), Some(u)) = (&r.sensitivity, &r.uncertainty) else {
         l.paragraph(
@@ -119,12 +119,7 @@ pub fn section(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
                 let (lo, hi) = m.ends(row);
                 Row::new(vec![
                     row.input.clone(),
-                    format!(
-                        "{} – {} {}",
-                        format::plain(row.low_value),
-                        format::plain(row.high_value),
-                        row.unit
-                    ),
+                    format::quantity_range(row.low_value, row.high_value, &row.unit),
                     money(lo),
                     money(hi),
                     usd(row.swing_usd),
@@ -181,11 +176,9 @@ pub fn section(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
             cells: vec![
                 f.input.clone(),
                 format!(
-                    "{} {} ({} – {})",
-                    format::plain(f.base_value),
-                    f.unit,
-                    format::plain(f.search_low),
-                    format::plain(f.search_high)
+                    "{} ({})",
+                    format::quantity(f.base_value, &f.unit),
+                    format::quantity_range(f.search_low, f.search_high, &f.unit)
                 ),
                 f.verdict.clone(),
             ],
@@ -365,9 +358,11 @@ fn boxed(l: &mut Layout, sentence: &str) {
     l.ensure(2.0 * pad + lines.len() as f32 * size * 1.3);
     let (top, first) = (l.y, l.pages.last().map_or(0, |p| p.ops.len()));
     l.gap(pad);
-    for s in lines {
-        l.line(MARGIN_X + pad, size, false, INK, &s);
-    }
+    l.as_paragraph(|l| {
+        for s in lines {
+            l.line(MARGIN_X + pad, size, false, INK, &s);
+        }
+    });
     l.gap(pad);
     let rect = Op::Rect {
         x: MARGIN_X,
@@ -376,9 +371,8 @@ fn boxed(l: &mut Layout, sentence: &str) {
         h: l.y - top,
         fill: NOTE_FILL,
     };
-    if let Some(p) = l.pages.last_mut() {
-        p.ops.insert(first, rect);
-    }
+    let page = l.page();
+    l.push_on(page, Some(first), rect, layout::Mark::Artifact);
     l.gap(6.0);
 }
 
