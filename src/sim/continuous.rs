@@ -173,6 +173,18 @@ impl Continuous {
         let mut budget = self.budget.map_or(u64::MAX, u64::from);
         let rep = &mut self.replicas[r as usize];
         kv_integrate(core, rep);
+        // The iteration's work, summed as sequences are scheduled: in integers (exact, and no
+        // int-to-float conversion per sequence), converted once.
+        let (mut prefill, mut decode, mut pairs, mut ctx_tokens) = (0u64, 0u64, 0u128, 0u64);
+        let mut add = |cached: u32, target: u32, n: u64| {
+            if cached < target {
+                prefill += n;
+            } else {
+                decode += 1;
+            }
+            pairs += u128::from(attention_pairs(u64::from(cached), n));
+            ctx_tokens += u64::from(cached) + n;
+        };
         // 1. Running sequences, oldest first.
         let mut preempted_now = false;
         let mut i = 0;
@@ -211,6 +223,7 @@ impl Continuous {
             }
             let s = &mut rep.running[i];
             s.scheduled = want as u32;
+            add(s.cached, s.prefill_target, want);
             budget -= want;
             i += 1;
         }
@@ -263,6 +276,7 @@ impl Continuous {
             };
             s.kv_held = need;
             s.scheduled = want as u32;
+            add(s.cached, s.prefill_target, want);
             rep.kv_used += need;
             budget -= want;
             rep.running.push(s);
@@ -276,17 +290,12 @@ impl Continuous {
             self.idle[st].push_back(r);
             return false;
         }
-        let mut work = IterationWork::default();
-        for s in rep.running.iter().filter(|s| s.scheduled > 0) {
-            let n = u64::from(s.scheduled);
-            if s.cached < s.prefill_target {
-                work.prefill_tokens += n as f64;
-            } else {
-                work.decode_seqs += 1.0;
-            }
-            work.attention_pairs += attention_pairs(u64::from(s.cached), n) as f64;
-            work.context_tokens += (u64::from(s.cached) + n) as f64;
-        }
+        let work = IterationWork {
+            prefill_tokens: prefill as f64,
+            decode_seqs: decode as f64,
+            attention_pairs: pairs as f64,
+            context_tokens: ctx_tokens as f64,
+        };
         kv_peak(core, rep, self.kv_unit_tokens);
         if !rep.busy {
             rep.busy = true;
@@ -381,7 +390,11 @@ impl Model for Continuous {
                 self.prefix.release(r, &s.req);
                 core.served(st, unit, &s.req, s.admitted_ns, s.first_token_ns);
             } else {
-                rep.running.swap(keep, i);
+                // Nothing moves until the first completion: most iterations complete nothing,
+                // and copying every sequence onto itself was most of this loop's time.
+                if keep != i {
+                    rep.running.swap(keep, i);
+                }
                 keep += 1;
             }
         }
