@@ -13,10 +13,12 @@ pub fn section(l: &mut Layout, r: &RunResults) {
     let Some(cf) = &r.cash_flow else {
         return;
     };
+    // Kept with its paragraph and the table (about ten rows, which move as a whole rather
+    // than leave the heading and paragraph alone at a page's foot).
     l.heading(
         "Cash flows: the recommendation against the runner-up",
         2,
-        120.0,
+        260.0,
     );
     let rate = format::percent(r.scenario.costs.discount_rate.value, 1);
     l.paragraph(

@@ -938,9 +938,16 @@ fn figures(l: &mut Layout, r: &RunResults, charts: &ChartSet, part: Part) {
         return;
     }
     l.section_break();
+    // The heading stays with its first chart at the smallest size the layout would draw it.
+    let keep = shown.first().map_or(200.0, |(i, c)| {
+        let size = c.tree.size();
+        let n = l.figure_numbers.get(*i).copied().unwrap_or(i + 1);
+        let caption = format!("Figure {n} ({}). {}", c.name, c.caption);
+        l.figure_min_height(size.height() / size.width(), &caption)
+    });
     match part {
-        Part::Body => l.heading("2  Key charts", 1, 200.0),
-        Part::Appendix => l.heading("B  Detail charts", 1, 200.0),
+        Part::Body => l.heading("2  Key charts", 1, keep),
+        Part::Appendix => l.heading("B  Detail charts", 1, keep),
     }
     if charts.charts.is_empty() {
         l.paragraph("This run has no data to chart.", BODY, false, INK, 0.0);

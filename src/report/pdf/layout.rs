@@ -529,6 +529,15 @@ impl Layout {
     }
 
     /// A chart scaled to the content width, with its caption; kept together on one page.
+    /// The least height [`Layout::figure`] sets a chart of this aspect and caption in: shrunk to
+    /// the page if tall, then to `FIGURE_MIN_SCALE` — what a heading keeps with it.
+    pub fn figure_min_height(&self, aspect: f32, caption: &str) -> f32 {
+        let cap = fonts::wrap(caption, CONTENT_W, SMALL + 0.5, false);
+        let cap_h = cap.len() as f32 * (SMALL + 0.5) * LEADING + 6.0;
+        let max_h = self.page_h - MARGIN_TOP - MARGIN_BOTTOM - cap_h;
+        FIGURE_MIN_SCALE * (CONTENT_W * aspect).min(max_h) + cap_h + 4.0
+    }
+
     pub fn figure(&mut self, index: usize, aspect: f32, caption: &str, alt: &str) {
         let w = CONTENT_W;
         let mut h = w * aspect;
