@@ -34,6 +34,22 @@ fn ms_axis(max_ms: f64, desc: &str) -> AxisSpec {
 /// Reads one percentile off a load point.
 type Percentile = fn(&LoadPoint) -> f64;
 
+/// The offered-load axis of the latency charts: from 0 to the highest load simulated or the
+/// year's peak, whichever is higher.
+fn load_axis(curve: &[LoadPoint], peak: Option<f64>) -> AxisSpec {
+    let x_max = curve
+        .iter()
+        .map(|l| l.offered_rps)
+        .fold(peak.unwrap_or(0.0), f64::max);
+    let axis = draw::nice_axis(0.0, x_max, 6);
+    let step = axis.step;
+    AxisSpec {
+        axis,
+        fmt: Box::new(move |v| format::number_tick(v, step)),
+        desc: "Offered load (requests per second)".into(),
+    }
+}
+
 /// The percentile series of a load point closest to the SLO's percentile.
 fn series_for(p: f64) -> (f64, Percentile) {
     let options: [(f64, Percentile); 3] = [
@@ -268,12 +284,6 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
                 subtitle.push_str(&format!(" Contract: {}.", parts.join(", ")));
             }
         }
-        let x_max = curve
-            .iter()
-            .map(|l| l.offered_rps)
-            .fold(peak.unwrap_or(0.0), f64::max);
-        let xa = draw::nice_axis(0.0, x_max, 6);
-        let xstep = xa.step;
         let chart = LineChart {
             head: Head {
                 title: title.clone(),
@@ -281,11 +291,7 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
                 legend,
                 footer: ctx.footer.clone(),
             },
-            x: AxisSpec {
-                axis: xa,
-                fmt: Box::new(move |v| format::number_tick(v, xstep)),
-                desc: "Offered load (requests per second)".into(),
-            },
+            x: load_axis(&curve, peak),
             y: ms_axis(y_top * k, axis_desc),
             y2: None,
             lines,
@@ -563,12 +569,6 @@ fn token_chart(
             " Above {top}× the bound the curves leave the chart."
         ));
     }
-    let x_max = curve
-        .iter()
-        .map(|l| l.offered_rps)
-        .fold(peak.unwrap_or(0.0), f64::max);
-    let xa = draw::nice_axis(0.0, x_max, 6);
-    let xstep = xa.step;
     let chart = LineChart {
         head: Head {
             title: title.clone(),
@@ -576,11 +576,7 @@ fn token_chart(
             legend,
             footer: ctx.footer.clone(),
         },
-        x: AxisSpec {
-            axis: xa,
-            fmt: Box::new(move |v| format::number_tick(v, xstep)),
-            desc: "Offered load (requests per second)".into(),
-        },
+        x: load_axis(curve, peak),
         y,
         y2: second.map(|s| s.0),
         lines,
