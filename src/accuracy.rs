@@ -744,16 +744,7 @@ fn highest_token_rate_within(
             Err(_) => false,
         }
     };
-    let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-    for _ in 0..TOKEN_SERVER_STEPS {
-        let mid = 0.5 * (lo + hi);
-        if meets(mid * capacity) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo * capacity
+    highest_rate_meeting(capacity, TOKEN_SERVER_STEPS, meets)
 }
 
 /// The highest Poisson rate at which `units` units of `plan` keep the p99 latency within
@@ -795,8 +786,14 @@ fn highest_rate_within(plan: &ServicePlan, w: &Workload, units: u32, bound_s: f6
             Err(_) => false,
         }
     };
+    highest_rate_meeting(capacity, SERVER_STEPS, meets)
+}
+
+/// The highest rate in `[0, capacity]` that `meets`, by `steps` bisections of the fraction of
+/// capacity (the lower end of the last bracket, so the rate returned did meet or is 0).
+fn highest_rate_meeting(capacity: f64, steps: u32, meets: impl Fn(f64) -> bool) -> f64 {
     let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
-    for _ in 0..SERVER_STEPS {
+    for _ in 0..steps {
         let mid = 0.5 * (lo + hi);
         if meets(mid * capacity) {
             lo = mid;
