@@ -34,6 +34,25 @@ fn ms_axis(max_ms: f64, desc: &str) -> AxisSpec {
 /// Reads one percentile off a load point.
 type Percentile = fn(&LoadPoint) -> f64;
 
+/// The vertical line at the year's peak load, when there is one.
+fn peak_rule(peak: Option<f64>, years: u32) -> Option<Rule> {
+    peak.map(|peak| Rule {
+        vertical: true,
+        at: peak,
+        label: format!("year-{years} peak {}", format::rps(peak)),
+        color: draw::GREY,
+    })
+}
+
+/// The legend entry of the dashed SLO bound.
+fn slo_legend() -> LegendEntry {
+    LegendEntry {
+        label: "SLO bound".into(),
+        color: draw::INK,
+        swatch: Swatch::Dashed,
+    }
+}
+
 /// The offered-load axis of the latency charts: from 0 to the highest load simulated or the
 /// year's peak, whichever is higher.
 fn load_axis(curve: &[LoadPoint], peak: Option<f64>) -> AxisSpec {
@@ -231,20 +250,9 @@ pub(super) fn curves(ctx: &Context<'_>) -> Result<Built, ChartError> {
                 ),
                 color: draw::INK,
             });
-            legend.push(LegendEntry {
-                label: "SLO bound".into(),
-                color: draw::INK,
-                swatch: Swatch::Dashed,
-            });
+            legend.push(slo_legend());
         }
-        if let Some(peak) = peak {
-            rules.push(Rule {
-                vertical: true,
-                at: peak,
-                label: format!("year-{years} peak {}", format::rps(peak)),
-                color: draw::GREY,
-            });
-        }
+        rules.extend(peak_rule(peak, years));
         // The planned fleet as the fleet table measured it: the design run at the year's peak
         // (its time-varying busiest window, not the steady load the curve is swept at), so the
         // number at the peak is the table's.
@@ -490,19 +498,8 @@ fn token_chart(
         label: format!("SLO: {}", bounds_text.join(", ")),
         color: draw::INK,
     }];
-    legend.push(LegendEntry {
-        label: "SLO bound".into(),
-        color: draw::INK,
-        swatch: Swatch::Dashed,
-    });
-    if let Some(peak) = peak {
-        rules.push(Rule {
-            vertical: true,
-            at: peak,
-            label: format!("year-{years} peak {}", format::rps(peak)),
-            color: draw::GREY,
-        });
-    }
+    legend.push(slo_legend());
+    rules.extend(peak_rule(peak, years));
     // The finding: the load up to which every contracted metric holds, and which breaks first.
     let limits: Vec<(&TokenMetric, Option<f64>, bool)> = metrics
         .iter()
