@@ -317,3 +317,28 @@ fn cpu_rows_stay_within_their_bands() {
     let e = err("xeon-bert99-server");
     assert!((-0.25..=0.60).contains(&e), "xeon-bert99-server: {e}");
 }
+
+/// The Arm CPU rows (Ampere Altra Max, llama.cpp decode of Llama-3-8B at 8-bit), held to bands
+/// around their errors measured 2026-12-01 with `tco-sim accuracy` so a regression in the CPU
+/// decode model fails: batch 1 −9.2 % (decode reads every weight once per step: bandwidth-bound,
+/// as modelled); batch 32 −78.9 % — the model prices the step at the weight read (~56 ms) while
+/// llama.cpp took 264 ms, i.e. its batched int8 GEMM reached ~2 TOPS, ~8 % of the profile's
+/// assumed 24.6 TOPS SDOT peak (an open gap of the CPU compute model, not tuned away: held-out).
+#[test]
+fn arm_cpu_rows_stay_within_their_bands() {
+    let rep = accuracy::run(&table(), false).unwrap();
+    let err = |id: &str| {
+        let r = rep
+            .rows
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap_or_else(|| panic!("no row {id}"));
+        assert_eq!(r.kind, "arm-cpu", "{id}");
+        assert_eq!(r.split, Split::HeldOut, "{id}");
+        r.error
+    };
+    let e = err("altramax-llama3-8b-q8r16-b1-tpot");
+    assert!((-0.25..=0.25).contains(&e), "batch 1: {e}");
+    let e = err("altramax-llama3-8b-q8r16-b32-tpot");
+    assert!((-0.90..=0.25).contains(&e), "batch 32: {e}");
+}
