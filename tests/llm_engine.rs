@@ -328,3 +328,17 @@ fn scheduling_keys_are_checked() {
         .unwrap_or_default();
     assert!(e.contains("max_batched_tokens"), "{e}");
 }
+
+/// A KV block larger than the engine handles is refused with the field named, not run.
+#[test]
+fn an_oversized_kv_block_is_refused() {
+    let f = llm(1 << 20, 8, one_ms(), paged(4096, None));
+    let e = sim::simulate_traced(&f, 1, vec![tok(0.0, 4, 6)])
+        .err()
+        .unwrap_or_else(|| panic!("a 4,096-token block is refused"));
+    let msg = e.to_string();
+    assert!(
+        msg.contains("server.scheduler.kv.block_tokens") && msg.contains("1024"),
+        "{msg}"
+    );
+}

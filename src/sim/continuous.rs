@@ -22,8 +22,35 @@
 //! first token (time to first token), and a sequence completes with its `output_tokens`-th token.
 //! With [`Scheduler::legacy`] (no budget, whole-context reservation) this is the scheduler before
 //! chunked prefill and paged KV: whole prompts prefilled at admission, nothing ever preempted.
+//!
+//! # Decoding sequences in aggregate
+//!
+//! Most of a replica's sequences, most of the time, are decoding: each takes one token per
+//! iteration and nothing else about it changes. They are kept apart from the rest ([`Decoding`])
+//! and stepped together: a replica counts its iterations (`tick`), and a decoding sequence stores
+//! its cached and emitted tokens as offsets from it, so one increment of `tick` advances them
+//! all. What an iteration needs from them is kept as running totals — how many there are, the sum
+//! of their offsets (for the attention pairs and KV read), how many cross a KV block boundary at
+//! each tick (counted by the offset's phase within a block), and when each completes (ordered by
+//! completion tick) — so an iteration costs time in proportion to the sequences that start,
+//! finish a prompt, or complete in it, not to the batch. Two facts make this exact:
+//!
+//! - every decoding sequence is older than every sequence still prefilling (prompts complete in
+//!   admission order: an older prompt takes the budget first, so a newer one finishes its prompt
+//!   only in an iteration that finishes the older's), so scheduling "decoders first, then the
+//!   rest in order" is scheduling oldest first;
+//! - a sequence holds exactly the KV blocks of the tokens it has cached, so a decoding sequence
+//!   needs a new block exactly when its cached count is a multiple of the block size.
+//!
+//! - the budget always covers the decoders: a sequence is admitted only with budget left after
+//!   every running one was scheduled, so no more sequences run than the budget has tokens.
+//!
+//! When the decoders' new blocks do not all fit the free KV (someone is preempted), the
+//! iteration is scheduled one sequence at a time in admission order, as written above.
+//! tests/llm_engine_reference.rs checks the engine, request by request, against a plain
+//! one-by-one implementation of these rules.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::core::{Core, Model};
 use super::event::pack;
@@ -36,7 +63,12 @@ use crate::traffic::Request;
 
 const KIND_ITERATION_DONE: u8 = 6;
 
-/// A sequence admitted to a replica (running, or preempted and waiting to be recomputed).
+/// The largest KV block the engine accepts \[tokens\] (vLLM's block sizes are 8–128); the
+/// per-phase counts of decoding sequences take one slot per token of a block.
+pub(crate) const MAX_BLOCK_TOKENS: u32 = 1024;
+
+/// A sequence admitted to a replica that is still prefilling (or has not emitted its first
+/// token), or preempted and waiting to be recomputed.
 struct Sequence {
     req: Request,
     /// First admission \[ns\] (a recompute keeps it).
@@ -50,8 +82,18 @@ struct Sequence {
     prefill_target: u32,
     /// Tokens computed in the iteration now running (0: not scheduled in it).
     scheduled: u32,
-    /// KV held: blocks under paged allocation, reserved tokens under [`KvAllocation::Reserve`].
-    kv_held: u64,
+}
+
+/// A running sequence past its prompt and first token: one token per iteration until it
+/// completes. Its cached and emitted tokens are `tick + offset` of its replica.
+struct Decoding {
+    req: Request,
+    admitted_ns: u64,
+    first_token_ns: u64,
+    /// Cached tokens − the replica's tick.
+    cached_off: i64,
+    /// Emitted tokens − the replica's tick.
+    emitted_off: i64,
 }
 
 /// Tokens a request may hold in the KV cache at most (prompt and output).
@@ -68,8 +110,23 @@ fn tokens_to_emit(req: &Request) -> u32 {
 
 struct Replica {
     unit: u32,
-    /// In admission order: the newest last (the preemption victim).
-    running: Vec<Sequence>,
+    /// Iterations this replica has completed: the clock of its decoding sequences.
+    tick: u64,
+    /// `tick` modulo the KV block size (paged), kept without a division per iteration.
+    tick_in_block: u64,
+    /// Admission number of the next sequence admitted (running order: lower is older).
+    next_key: u64,
+    /// Decoding sequences by admission number. All are older than every entry of `prefilling`.
+    decoding: BTreeMap<u64, Decoding>,
+    /// Σ `cached_off` over `decoding`.
+    decoding_cached_off: i128,
+    /// Paged KV: decoding sequences by `cached_off` modulo the block size (the ones that need a
+    /// block at tick t are those whose phase is −t modulo the block size).
+    decoding_phase: Vec<u32>,
+    /// (tick at which it emits its last token, admission number) of every decoding sequence.
+    decoding_done: BTreeSet<(u64, u64)>,
+    /// The other running sequences, oldest first, with their admission numbers.
+    prefilling: Vec<(u64, Sequence)>,
     /// Preempted sequences waiting to be recomputed, ahead of the station's queue.
     preempted: VecDeque<Sequence>,
     /// KV in use: blocks (paged) or tokens (reserve).
@@ -94,6 +151,189 @@ pub(crate) struct Continuous {
     /// Per-iteration multiplier of the iteration time.
     spread: Multiplier,
     prefix: PrefixCaches,
+}
+
+/// The engine's view of the KV allocation, shared by the replica methods.
+#[derive(Clone, Copy)]
+struct Kv {
+    paged: bool,
+    /// Capacity in allocation units.
+    capacity: u64,
+    unit_tokens: u64,
+}
+
+impl Kv {
+    /// KV held by a sequence with `tokens` tokens cached (or scheduled): blocks under paged
+    /// allocation, the whole context under reservation.
+    #[inline]
+    fn held(self, tokens: u64, req: &Request) -> u64 {
+        if self.paged {
+            tokens.div_ceil(self.unit_tokens)
+        } else {
+            context(req)
+        }
+    }
+
+    /// The phase slot of a decoding sequence's cached offset.
+    #[inline]
+    fn phase(self, cached_off: i64) -> usize {
+        cached_off.rem_euclid(self.unit_tokens as i64) as usize
+    }
+}
+
+/// The work of an iteration, summed as sequences are scheduled: in integers (exact, and no
+/// int-to-float conversion per sequence), converted once.
+#[derive(Default)]
+struct Work {
+    prefill: u64,
+    decode: u64,
+    pairs: u128,
+    ctx_tokens: u64,
+}
+
+impl Work {
+    #[inline]
+    fn add(&mut self, cached: u32, target: u32, n: u64) {
+        if cached < target {
+            self.prefill += n;
+        } else {
+            self.decode += 1;
+        }
+        self.pairs += u128::from(attention_pairs(u64::from(cached), n));
+        self.ctx_tokens += u64::from(cached) + n;
+    }
+}
+
+impl Replica {
+    fn new(unit: u32, kv: Kv) -> Self {
+        Replica {
+            unit,
+            tick: 0,
+            tick_in_block: 0,
+            next_key: 0,
+            decoding: BTreeMap::new(),
+            decoding_cached_off: 0,
+            decoding_phase: vec![0; if kv.paged { kv.unit_tokens as usize } else { 0 }],
+            decoding_done: BTreeSet::new(),
+            prefilling: Vec::new(),
+            preempted: VecDeque::new(),
+            kv_used: 0,
+            kv_since_ns: 0,
+            busy: false,
+        }
+    }
+
+    fn running(&self) -> usize {
+        self.decoding.len() + self.prefilling.len()
+    }
+
+    /// Start tracking `d` (admission number `key`) as decoding.
+    fn insert_decoding(&mut self, key: u64, d: Decoding, kv: Kv) {
+        self.decoding_cached_off += i128::from(d.cached_off);
+        if kv.paged {
+            self.decoding_phase[kv.phase(d.cached_off)] += 1;
+        }
+        let done = i64::from(tokens_to_emit(&d.req)) - d.emitted_off;
+        self.decoding_done.insert((done as u64, key));
+        self.decoding.insert(key, d);
+    }
+
+    /// Stop tracking decoding sequence `key`.
+    fn remove_decoding(&mut self, key: u64, kv: Kv) -> Decoding {
+        let d = self.decoding.remove(&key).expect("a decoding sequence");
+        self.decoding_cached_off -= i128::from(d.cached_off);
+        if kv.paged {
+            self.decoding_phase[kv.phase(d.cached_off)] -= 1;
+        }
+        let done = i64::from(tokens_to_emit(&d.req)) - d.emitted_off;
+        self.decoding_done.remove(&(done as u64, key));
+        d
+    }
+
+    #[inline]
+    fn cached(&self, d: &Decoding) -> u64 {
+        (d.cached_off + self.tick as i64) as u64
+    }
+
+    /// Preempt the newest running sequence: free its KV and put it at the head of the
+    /// replica's queue, to be recomputed (prompt plus the tokens it had generated). Returns its
+    /// admission number.
+    fn preempt_newest(&mut self, core: &mut Core, kv: Kv) -> u64 {
+        let (key, mut s) = match self.prefilling.pop() {
+            Some(p) => p,
+            None => {
+                let (&key, _) = self.decoding.last_key_value().expect("a running sequence");
+                let d = self.remove_decoding(key, kv);
+                let s = Sequence {
+                    cached: self.cached(&d) as u32,
+                    emitted: (d.emitted_off + self.tick as i64) as u32,
+                    req: d.req,
+                    admitted_ns: d.admitted_ns,
+                    first_token_ns: Some(d.first_token_ns),
+                    prefill_target: 0,
+                    scheduled: 0,
+                };
+                (key, s)
+            }
+        };
+        self.kv_used -= kv.held(u64::from(s.cached + s.scheduled), &s.req);
+        if core.now >= core.warmup_ns {
+            core.rec.preemptions += 1;
+        }
+        s.prefill_target = s.req.input_tokens + s.emitted;
+        s.cached = 0;
+        s.scheduled = 0;
+        self.preempted.push_front(s);
+        key
+    }
+
+    /// Schedule every decoding sequence for one token, in admission order, when their new
+    /// blocks do not all fit the free KV: the newest running sequences are preempted as needed.
+    /// Returns whether the sequence being scheduled preempted itself (the rest, all newer, were
+    /// preempted before it).
+    fn schedule_decoding_one_by_one(
+        &mut self,
+        core: &mut Core,
+        kv: Kv,
+        budget: &mut u64,
+        work: &mut Work,
+        preempted_now: &mut bool,
+    ) -> bool {
+        let keys: Vec<u64> = self.decoding.keys().copied().collect();
+        let need_phase = self.need_phase(kv);
+        for key in keys {
+            let Some(d) = self.decoding.get(&key) else {
+                // Preempted by an older sequence's block.
+                continue;
+            };
+            let cached = self.cached(d);
+            if kv.paged && kv.phase(d.cached_off) == need_phase {
+                while self.kv_used + 1 > kv.capacity {
+                    *preempted_now = true;
+                    if self.preempt_newest(core, kv) == key {
+                        return true;
+                    }
+                }
+                self.kv_used += 1;
+            }
+            work.add(cached as u32, 0, 1);
+            *budget -= 1;
+        }
+        false
+    }
+
+    /// The phase of the decoding sequences that cross a block boundary in the next iteration:
+    /// −tick modulo the block size.
+    #[inline]
+    fn need_phase(&self, kv: Kv) -> usize {
+        if !kv.paged {
+            usize::MAX
+        } else if self.tick_in_block == 0 {
+            0
+        } else {
+            (kv.unit_tokens - self.tick_in_block) as usize
+        }
+    }
 }
 
 impl Continuous {
@@ -131,6 +371,11 @@ impl Continuous {
                 idle[core.station_of_unit(u)].push_back(u * replicas + r);
             }
         }
+        let engine_kv = Kv {
+            paged,
+            capacity: kv / unit,
+            unit_tokens: unit,
+        };
         Continuous {
             max_batch: max_batch as usize,
             kv_capacity: kv / unit,
@@ -139,15 +384,7 @@ impl Continuous {
             paged,
             cost,
             replicas: (0..fleet.units * replicas)
-                .map(|r| Replica {
-                    unit: r / replicas,
-                    // Grown on demand: max_batch may be large while few sequences ever run.
-                    running: Vec::new(),
-                    preempted: VecDeque::new(),
-                    kv_used: 0,
-                    kv_since_ns: 0,
-                    busy: false,
-                })
+                .map(|r| Replica::new(r / replicas, engine_kv))
                 .collect(),
             idle,
             spread: Multiplier::new(variability),
@@ -155,41 +392,59 @@ impl Continuous {
         }
     }
 
-    /// KV a sequence holding `tokens` tokens needs under paged allocation \[blocks\].
-    #[inline]
-    fn blocks_for(&self, tokens: u64) -> u64 {
-        tokens.div_ceil(self.kv_unit_tokens)
+    fn kv(&self) -> Kv {
+        Kv {
+            paged: self.paged,
+            capacity: self.kv_capacity,
+            unit_tokens: self.kv_unit_tokens,
+        }
     }
 
     /// Admit what fits, schedule and start the next iteration of replica `r`; if it has nothing
     /// to run it goes idle. Returns whether an iteration started.
     fn start_iteration(&mut self, core: &mut Core, r: u32) -> bool {
+        let kv = self.kv();
         let st = core.station_of_unit(self.replicas[r as usize].unit);
         let now = core.now;
-        let paged = self.paged;
-        let capacity = self.kv_capacity;
-        let unit_tokens = self.kv_unit_tokens;
-        let blocks_for = |t: u64| t.div_ceil(unit_tokens);
         let mut budget = self.budget.map_or(u64::MAX, u64::from);
         let rep = &mut self.replicas[r as usize];
         kv_integrate(core, rep);
-        // The iteration's work, summed as sequences are scheduled: in integers (exact, and no
-        // int-to-float conversion per sequence), converted once.
-        let (mut prefill, mut decode, mut pairs, mut ctx_tokens) = (0u64, 0u64, 0u128, 0u64);
-        let mut add = |cached: u32, target: u32, n: u64| {
-            if cached < target {
-                prefill += n;
-            } else {
-                decode += 1;
-            }
-            pairs += u128::from(attention_pairs(u64::from(cached), n));
-            ctx_tokens += u64::from(cached) + n;
-        };
-        // 1. Running sequences, oldest first.
+        let mut work = Work::default();
         let mut preempted_now = false;
+        // 1. Running sequences, oldest first: the decoding ones (all older than the rest)
+        //    together when their new blocks fit, else one by one. The budget always covers
+        //    them: a sequence is admitted only with budget left after every running one was
+        //    scheduled, so no more sequences run than the budget has tokens.
+        let n = rep.decoding.len() as u64;
+        debug_assert!(n <= budget, "{n} decoding sequences, budget {budget}");
+        let need = if kv.paged {
+            u64::from(rep.decoding_phase[rep.need_phase(kv)])
+        } else {
+            0
+        };
+        let mut self_preempted = false;
+        if rep.kv_used + need <= kv.capacity {
+            rep.kv_used += need;
+            budget -= n;
+            let cached = rep.decoding_cached_off + i128::from(n) * i128::from(rep.tick);
+            let cached = u64::try_from(cached).expect("cached tokens are counts");
+            work.decode += n;
+            // One query token each: attention_pairs(cached, 1) = cached + 1.
+            work.pairs += u128::from(cached + n);
+            work.ctx_tokens += cached + n;
+        } else {
+            self_preempted = rep.schedule_decoding_one_by_one(
+                core,
+                kv,
+                &mut budget,
+                &mut work,
+                &mut preempted_now,
+            );
+        }
+        // Then the prefilling ones, oldest first.
         let mut i = 0;
-        while i < rep.running.len() {
-            let s = &rep.running[i];
+        while !self_preempted && i < rep.prefilling.len() {
+            let s = &rep.prefilling[i].1;
             let want = if s.cached < s.prefill_target {
                 u64::from(s.prefill_target - s.cached).min(budget)
             } else {
@@ -197,19 +452,17 @@ impl Continuous {
             };
             if want == 0 {
                 // The budget is spent: the rest wait for the next iteration.
-                for s in &mut rep.running[i..] {
-                    s.scheduled = 0;
-                }
                 break;
             }
-            if paged {
-                let need = blocks_for(u64::from(s.cached) + want).saturating_sub(s.kv_held);
-                let mut self_preempted = false;
-                while rep.kv_used + need > capacity {
-                    let victim = rep.running.len() - 1;
-                    preempt(core, rep, victim);
+            if kv.paged {
+                let need = kv
+                    .held(u64::from(s.cached) + want, &s.req)
+                    .saturating_sub(kv.held(u64::from(s.cached), &s.req));
+                while rep.kv_used + need > kv.capacity {
                     preempted_now = true;
-                    if victim == i {
+                    rep.preempt_newest(core, kv);
+                    if rep.prefilling.len() == i {
+                        // The victim was this sequence itself.
                         self_preempted = true;
                         break;
                     }
@@ -217,18 +470,16 @@ impl Continuous {
                 if self_preempted {
                     break;
                 }
-                let s = &mut rep.running[i];
-                s.kv_held += need;
                 rep.kv_used += need;
             }
-            let s = &mut rep.running[i];
+            let s = &mut rep.prefilling[i].1;
             s.scheduled = want as u32;
-            add(s.cached, s.prefill_target, want);
+            work.add(s.cached, s.prefill_target, want);
             budget -= want;
             i += 1;
         }
         // 2. Waiting requests, FIFO: this replica's preempted sequences, then the queue.
-        while !preempted_now && rep.running.len() < self.max_batch && budget > 0 {
+        while !preempted_now && rep.running() < self.max_batch && budget > 0 {
             let (target, cached, from_queue) = match rep.preempted.front() {
                 Some(s) => (s.prefill_target, 0, false),
                 None => match core.head(st) {
@@ -242,23 +493,28 @@ impl Continuous {
             };
             // A prompt-less request computes one token, as a decode step would.
             let want = u64::from(target - cached).max(1).min(budget);
-            let need = if paged {
-                blocks_for(u64::from(cached) + want)
+            let need = if kv.paged {
+                (u64::from(cached) + want).div_ceil(kv.unit_tokens)
             } else {
                 // Reserve the whole context (a recompute never happens without paging).
                 core.head(st).map_or(0, context)
             };
-            if rep.kv_used + need > capacity {
+            if rep.kv_used + need > kv.capacity {
                 break;
             }
-            let mut s = if from_queue {
+            let (mut s, want) = if from_queue {
                 let Some(req) = core.dequeue(st) else { break };
                 // The prefix cache takes hold of the request's blocks; evicting to make room
-                // for this admission may lose some of the blocks the peek counted.
-                let free = (capacity - (rep.kv_used + need)) * unit_tokens;
+                // for this admission may lose some of the blocks the peek counted. The sequence
+                // then computes them in this chunk (as vLLM counts computed tokens after
+                // allocating), which fits the KV the peek asked for: the chunk still ends at or
+                // before the peek's, and a prompt completes in this iteration whenever the peek
+                // said it would.
+                let free = (kv.capacity - (rep.kv_used + need)) * kv.unit_tokens;
                 let to_compute = self.prefix.admit(r, &req, free, core);
                 let cached = req.input_tokens - to_compute as u32;
-                Sequence {
+                let want = u64::from(target - cached).max(1).min(budget);
+                let s = Sequence {
                     req,
                     admitted_ns: now,
                     first_token_ns: None,
@@ -266,22 +522,23 @@ impl Continuous {
                     cached,
                     prefill_target: target,
                     scheduled: 0,
-                    kv_held: 0,
-                }
+                };
+                (s, want)
             } else {
                 let Some(s) = rep.preempted.pop_front() else {
                     break;
                 };
-                s
+                (s, want)
             };
-            s.kv_held = need;
             s.scheduled = want as u32;
-            add(s.cached, s.prefill_target, want);
-            rep.kv_used += need;
+            work.add(s.cached, s.prefill_target, want);
+            rep.kv_used += kv.held(u64::from(s.cached) + want, &s.req);
             budget -= want;
-            rep.running.push(s);
+            let key = rep.next_key;
+            rep.next_key += 1;
+            rep.prefilling.push((key, s));
         }
-        if rep.running.is_empty() {
+        if rep.running() == 0 {
             if rep.busy {
                 rep.busy = false;
                 let unit = rep.unit;
@@ -291,10 +548,12 @@ impl Continuous {
             return false;
         }
         let work = IterationWork {
-            prefill_tokens: prefill as f64,
-            decode_seqs: decode as f64,
-            attention_pairs: pairs as f64,
-            context_tokens: ctx_tokens as f64,
+            prefill_tokens: work.prefill as f64,
+            decode_seqs: work.decode as f64,
+            // Through u64 when it fits (it always does in practice): the same value, without
+            // the slow 128-bit conversion.
+            attention_pairs: u64::try_from(work.pairs).map_or(work.pairs as f64, |p| p as f64),
+            context_tokens: work.ctx_tokens as f64,
         };
         kv_peak(core, rep, self.kv_unit_tokens);
         if !rep.busy {
@@ -327,25 +586,10 @@ fn kv_peak(core: &mut Core, rep: &Replica, unit_tokens: u64) {
     }
 }
 
-/// Preempt running sequence `j` of `rep`: free its KV and put it at the head of the replica's
-/// queue, to be recomputed (prompt plus the tokens it had generated).
-fn preempt(core: &mut Core, rep: &mut Replica, j: usize) {
-    let mut s = rep.running.remove(j);
-    rep.kv_used -= s.kv_held;
-    if core.now >= core.warmup_ns {
-        core.rec.preemptions += 1;
-    }
-    s.prefill_target = s.req.input_tokens + s.emitted;
-    s.cached = 0;
-    s.kv_held = 0;
-    s.scheduled = 0;
-    rep.preempted.push_front(s);
-}
-
 impl Model for Continuous {
     fn admissible(&self, req: &Request) -> bool {
         if self.paged {
-            self.blocks_for(context(req)) <= self.kv_capacity
+            context(req).div_ceil(self.kv_unit_tokens) <= self.kv_capacity
         } else {
             context(req) <= self.kv_capacity
         }
@@ -363,42 +607,64 @@ impl Model for Continuous {
     }
 
     fn on_event(&mut self, core: &mut Core, _kind: u8, r: u32, _generation: u32) {
+        let kv = self.kv();
         let now = core.now;
         let rep = &mut self.replicas[r as usize];
         kv_integrate(core, rep);
         let unit = rep.unit;
         let st = core.station_of_unit(unit);
-        // Order-keeping removal: the running order is the preemption order.
-        let mut keep = 0;
-        for i in 0..rep.running.len() {
-            let s = &mut rep.running[i];
-            let mut done = false;
-            if s.scheduled > 0 {
-                s.cached += s.scheduled;
-                s.scheduled = 0;
-                if s.cached >= s.prefill_target {
-                    s.emitted += 1;
-                    if s.first_token_ns.is_none() {
-                        s.first_token_ns = Some(now);
-                    }
-                    done = s.emitted >= tokens_to_emit(&s.req);
-                }
+        // Every decoding sequence scheduled takes its token (those left out were held back).
+        rep.tick += 1;
+        rep.tick_in_block += 1;
+        if rep.tick_in_block == kv.unit_tokens {
+            rep.tick_in_block = 0;
+        }
+        // Decoding sequences emitting their last token, oldest first (they are older than the
+        // prefilling ones, so this is the running order).
+        while let Some(&(done, key)) = rep.decoding_done.first()
+            && done <= rep.tick
+        {
+            let d = rep.remove_decoding(key, kv);
+            rep.kv_used -= kv.held(rep.cached(&d), &d.req);
+            self.prefix.release(r, &d.req);
+            core.served(st, unit, &d.req, d.admitted_ns, Some(d.first_token_ns));
+        }
+        // The prefilling ones, in order: a completed prompt emits its first token and the
+        // sequence joins the decoding ones (or completes).
+        let prefilling = std::mem::take(&mut rep.prefilling);
+        for (key, mut s) in prefilling {
+            if s.scheduled == 0 {
+                rep.prefilling.push((key, s));
+                continue;
             }
-            if done {
-                let s = &rep.running[i];
-                rep.kv_used -= s.kv_held;
+            s.cached += s.scheduled;
+            s.scheduled = 0;
+            if s.cached < s.prefill_target {
+                rep.prefilling.push((key, s));
+                continue;
+            }
+            debug_assert!(
+                rep.prefilling.is_empty(),
+                "a prompt completed before an older one: decoding sequences must be the oldest"
+            );
+            s.emitted += 1;
+            let first = *s.first_token_ns.get_or_insert(now);
+            if s.emitted >= tokens_to_emit(&s.req) {
+                rep.kv_used -= kv.held(u64::from(s.cached), &s.req);
                 self.prefix.release(r, &s.req);
-                core.served(st, unit, &s.req, s.admitted_ns, s.first_token_ns);
+                core.served(st, unit, &s.req, s.admitted_ns, Some(first));
             } else {
-                // Nothing moves until the first completion: most iterations complete nothing,
-                // and copying every sequence onto itself was most of this loop's time.
-                if keep != i {
-                    rep.running.swap(keep, i);
-                }
-                keep += 1;
+                let tick = rep.tick as i64;
+                let d = Decoding {
+                    cached_off: i64::from(s.cached) - tick,
+                    emitted_off: i64::from(s.emitted) - tick,
+                    req: s.req,
+                    admitted_ns: s.admitted_ns,
+                    first_token_ns: first,
+                };
+                rep.insert_decoding(key, d, kv);
             }
         }
-        rep.running.truncate(keep);
         self.start_iteration(core, r);
     }
 }

@@ -287,6 +287,13 @@ pub(crate) fn fleet(f: &FleetSpec) -> Result<(), SimError> {
             }
             if let super::KvAllocation::Paged { block_tokens } = scheduler.kv {
                 at_least_one("server.scheduler.kv.block_tokens", u64::from(block_tokens))?;
+                if block_tokens > super::continuous::MAX_BLOCK_TOKENS {
+                    return Err(SimError::TooLarge {
+                        field: "server.scheduler.kv.block_tokens",
+                        value: u64::from(block_tokens),
+                        max: u64::from(super::continuous::MAX_BLOCK_TOKENS),
+                    });
+                }
                 // A cache smaller than one block holds nothing.
                 at_least_one(
                     "server.kv_capacity_tokens / block_tokens",
