@@ -552,7 +552,8 @@ impl Continuous {
             decode_seqs: work.decode as f64,
             // Through u64 when it fits (it always does in practice): the same value, without
             // the slow 128-bit conversion.
-            attention_pairs: u64::try_from(work.pairs).map_or(work.pairs as f64, |p| p as f64),
+            attention_pairs: u64::try_from(work.pairs)
+                .map_or_else(|_| work.pairs as f64, |p| p as f64),
             context_tokens: work.ctx_tokens as f64,
         };
         kv_peak(core, rep, self.kv_unit_tokens);
