@@ -754,3 +754,46 @@ fn the_pdf_is_tagged_with_headings_tables_and_figures_with_alt_text() {
         "figures lack /Alt"
     );
 }
+
+/// A run with prefix caching says in its method section what share of prompt tokens hit the
+/// cache at each tier's planned fleets — the same figures as results.json's
+/// `capacity[].latency.prefix_hit_rate` — and a run without it says nothing of the kind.
+#[test]
+fn the_prefix_cache_hit_rate_is_in_the_method_section() {
+    let (dir, _tmp) = out_dir("pdf-prefix");
+    let plain = with_latency(from_toml(MIXED));
+    let t = text(&write_pdf(&plain, &dir, "plain.pdf"));
+    assert!(
+        !t.contains("Prefix caching"),
+        "no prefix caching in this run"
+    );
+
+    let mut r = with_latency(from_toml(MIXED));
+    let rates = [0.0575, 0.0612, 0.0598];
+    for (k, c) in r.tiers[0].capacity.iter_mut().enumerate() {
+        c.latency.as_mut().expect("latency").prefix_hit_rate = Some(rates[k % rates.len()]);
+    }
+    let t = text(&write_pdf(&r, &dir, "prefix.pdf"));
+    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = t.find("Prefix caching:").expect("the method says so");
+    assert!(
+        t[..at].contains("How the numbers are made"),
+        "in the method section"
+    );
+    let end = at
+        + t[at..]
+            .find("What the model leaves out")
+            .expect("the caveats follow");
+    let bullet = t[at..end].trim_end();
+    // Lowest and highest year of the tier, at one decimal (5.75 % rounds to 5.8 %).
+    let range = format!("{} 5.8–6.1 %.", r.tiers[0].name);
+    assert!(bullet.ends_with(&range), "{range:?} ends {bullet:?}");
+    // Only the tier that ran with it is named.
+    for other in &r.tiers[1..] {
+        assert!(
+            !bullet.contains(&other.name),
+            "{} in {bullet:?}",
+            other.name
+        );
+    }
+}

@@ -1032,6 +1032,9 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     for b in &bullets {
         l.bullet(b, BODY);
     }
+    if let Some(b) = prefix_caching_bullet(r) {
+        l.bullet(&b, BODY);
+    }
 
     l.heading("What the model leaves out", 2, 60.0);
     let mut caveats: Vec<String> = vec![];
@@ -1142,6 +1145,41 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
 /// figure with the adjustments that lead to it from the NPV of the cash.
 /// An input's name and the unit declared in it: "chip.memory [B]" → ("chip.memory", "B"), so
 /// the value is written in that unit, scaled where it has SI prefixes ("256 GB").
+/// The prefix-cache hit rate at each tier's planned fleets (the design run of every year), as
+/// results.json's `capacity[].latency.prefix_hit_rate` has it; `None` when no tier ran with
+/// prefix caching.
+fn prefix_caching_bullet(r: &RunResults) -> Option<String> {
+    let per_tier: Vec<String> = r
+        .tiers
+        .iter()
+        .filter_map(|t| {
+            let rates: Vec<f64> = t
+                .capacity
+                .iter()
+                .filter_map(|c| c.latency.as_ref()?.prefix_hit_rate)
+                .collect();
+            let lo = rates.iter().copied().reduce(f64::min)?;
+            let hi = rates.iter().copied().reduce(f64::max)?;
+            let range = if format::percent(lo, 1) == format::percent(hi, 1) {
+                format::percent(lo, 1)
+            } else {
+                format::percent_range(lo, hi, 1)
+            };
+            Some(format!("{} {range}", t.name))
+        })
+        .collect();
+    (!per_tier.is_empty()).then(|| {
+        format!(
+            "Prefix caching: a prompt's leading blocks already in a replica's KV cache (kept, \
+             least recently used first out, in the cache room running sequences leave free, as \
+             vLLM's automatic prefix caching does) are not prefilled again; requests match by the \
+             trace's block hashes. Share of prompt tokens that hit, at the planned fleets over \
+             the years: {}.",
+            per_tier.join("; ")
+        )
+    })
+}
+
 fn field_and_unit(field: &str) -> (&str, &str) {
     match field.rsplit_once(" [") {
         Some((f, u)) => (f, u.trim_end_matches(']')),
