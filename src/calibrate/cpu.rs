@@ -29,8 +29,24 @@ pub struct CpuInfo {
     pub clock: Option<Clock>,
     /// Size of the largest cache level, in bytes.
     pub llc_bytes: Option<u64>,
+    /// The level-2 (data or unified) cache of cpu0 and the last level above it, as sysfs
+    /// shows them: size and how many logical CPUs share each.
+    pub l2: Option<Cache>,
+    pub llc: Option<Cache>,
+    /// The `hypervisor` flag is set (a VM): sysfs then lists only this VM's CPUs as sharing a
+    /// cache that neighbours on the host share too.
+    pub virtualized: bool,
     pub mem_total_bytes: Option<u64>,
     pub mem_available_bytes: Option<u64>,
+}
+
+/// One cache level of cpu0 as sysfs shows it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Cache {
+    pub level: u32,
+    pub bytes: u64,
+    /// Logical CPUs sharing it (`shared_cpu_list`), at least 1.
+    pub shared_by: usize,
 }
 
 /// The SIMD flags worth reporting, in the OS's spelling (x86 `flags`, aarch64 `Features`).
@@ -106,6 +122,14 @@ impl CpuInfo {
             simd,
             clock,
             llc_bytes: largest_cache(Path::new("/sys/devices/system/cpu/cpu0/cache")),
+            l2: cache_levels(Path::new("/sys/devices/system/cpu/cpu0/cache"))
+                .into_iter()
+                .find(|c| c.level == 2),
+            llc: cache_levels(Path::new("/sys/devices/system/cpu/cpu0/cache"))
+                .into_iter()
+                .filter(|c| c.level >= 3)
+                .max_by_key(|c| (c.level, c.bytes)),
+            virtualized: parsed.flags.iter().any(|f| f == "hypervisor"),
             mem_total_bytes: meminfo_field(&meminfo, "MemTotal"),
             mem_available_bytes: meminfo_field(&meminfo, "MemAvailable"),
         }
@@ -222,9 +246,94 @@ fn largest_cache(dir: &Path) -> Option<u64> {
     best.map(|(_, s)| s)
 }
 
+/// The data and unified cache levels under `dir` (`index*/level`, `type`, `size`,
+/// `shared_cpu_list`), instruction caches left out, lowest level first.
+fn cache_levels(dir: &Path) -> Vec<Cache> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return vec![];
+    };
+    let read = |p: &Path, f: &str| std::fs::read_to_string(p.join(f)).ok();
+    let mut v: Vec<Cache> = entries
+        .flatten()
+        .filter_map(|e| {
+            let p = e.path();
+            if read(&p, "type")?.trim() == "Instruction" {
+                return None;
+            }
+            Some(Cache {
+                level: read(&p, "level")?.trim().parse().ok()?,
+                bytes: parse_cache_size(&read(&p, "size")?)?,
+                shared_by: read(&p, "shared_cpu_list")
+                    .map_or(1, |l| cpu_list_len(&l))
+                    .max(1),
+            })
+        })
+        .collect();
+    v.sort_by_key(|c| (c.level, c.bytes));
+    v
+}
+
+/// How many CPUs a sysfs CPU list names ("0-3,8-11" → 8).
+pub fn cpu_list_len(list: &str) -> usize {
+    list.trim()
+        .split(',')
+        .filter(|r| !r.is_empty())
+        .map(|r| match r.split_once('-') {
+            Some((a, b)) => match (a.trim().parse::<usize>(), b.trim().parse::<usize>()) {
+                (Ok(a), Ok(b)) if b >= a => b - a + 1,
+                _ => 0,
+            },
+            None => usize::from(r.trim().parse::<usize>().is_ok()),
+        })
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_lists_count_their_cpus() {
+        assert_eq!(cpu_list_len("0-3,8-11\n"), 8);
+        assert_eq!(cpu_list_len("0"), 1);
+        assert_eq!(cpu_list_len("0,2,4"), 3);
+        assert_eq!(cpu_list_len(""), 0);
+        assert_eq!(cpu_list_len("garbage"), 0);
+    }
+
+    #[test]
+    fn cache_levels_read_a_sysfs_tree() {
+        let d = tempfile::tempdir().unwrap();
+        for (i, level, ty, size, shared) in [
+            (0, "1", "Data", "48K", "0-1"),
+            (1, "1", "Instruction", "32K", "0-1"),
+            (2, "2", "Unified", "2048K", "0-1"),
+            (3, "3", "Unified", "105M", "0-111"),
+        ] {
+            let p = d.path().join(format!("index{i}"));
+            std::fs::create_dir(&p).unwrap();
+            for (f, v) in [
+                ("level", level),
+                ("type", ty),
+                ("size", size),
+                ("shared_cpu_list", shared),
+            ] {
+                std::fs::write(p.join(f), format!("{v}\n")).unwrap();
+            }
+        }
+        let c = cache_levels(d.path());
+        assert_eq!(c.len(), 3, "{c:?}");
+        assert_eq!(
+            c[1],
+            Cache {
+                level: 2,
+                bytes: 2048 * 1024,
+                shared_by: 2
+            }
+        );
+        assert_eq!(c[2].shared_by, 112);
+        assert_eq!(c[2].bytes, 105 * 1024 * 1024);
+    }
 
     #[test]
     fn x86_cpuinfo() {

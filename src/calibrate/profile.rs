@@ -162,6 +162,14 @@ pub fn derive(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Deriv
     let e_m = bandwidth
         .as_ref()
         .map_or(1.0, |(bw, _)| (triad / bw).min(1.0));
+    if cpu.virtualized
+        && let Some(c) = cpu.llc
+    {
+        warnings.push(format!(
+            "this is a VM: its {:.1} MB last-level cache is shared with neighbours the OS does not show, so the profile leaves chip.llc_mb out (weights then fit only in the cores' L2); add the VM's share by hand if you know it",
+            c.bytes as f64 / 1e6
+        ));
+    }
     Ok(Derived {
         chips,
         cores_per_chip: cores / chips,
@@ -490,10 +498,32 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
                 .clock
                 .as_ref()
                 .map(|c| measured(c.ghz, format!("as reported by {clock_note}"))),
-            // Cache sizes are not measured; a calibrated profile plans without cache-resident
-            // weights until they are added by hand.
-            l2_mb_per_core: None,
-            llc_mb: None,
+            // Cache sizes as the OS shows them: L2 per logical CPU (a core's L2 shared by its
+            // hardware threads), and the last level on bare metal only (see `derive`).
+            l2_mb_per_core: cpu.l2.map(|c| {
+                measured(
+                    c.bytes as f64 / c.shared_by as f64 / 1e6,
+                    format!(
+                        "sysfs cpu0/cache: level-2 cache of {} KiB shared by {} logical CPU(s), per logical CPU",
+                        c.bytes / 1024,
+                        c.shared_by
+                    ),
+                )
+            }),
+            llc_mb: cpu.llc.filter(|_| !cpu.virtualized).map(|c| {
+                let share = (d.cores_per_chip / c.shared_by as f64).min(1.0);
+                measured(
+                    c.bytes as f64 * share / 1e6,
+                    format!(
+                        "sysfs cpu0/cache: level-{} cache of {} KiB shared by {} logical CPU(s), x {:.3} for the {} this process may use per chip",
+                        c.level,
+                        c.bytes / 1024,
+                        c.shared_by,
+                        share,
+                        d.cores_per_chip
+                    ),
+                )
+            }),
             memory_gb,
             memory_bandwidth_gbps: bw_entry,
             peak_tflops: PeakFile {
@@ -604,6 +634,17 @@ mod tests {
                     source: "test".into(),
                 }),
                 llc_bytes: None,
+                l2: Some(crate::calibrate::cpu::Cache {
+                    level: 2,
+                    bytes: 2 * 1024 * 1024,
+                    shared_by: 2,
+                }),
+                llc: Some(crate::calibrate::cpu::Cache {
+                    level: 3,
+                    bytes: 32 * 1024 * 1024,
+                    shared_by: 8,
+                }),
+                virtualized: false,
                 mem_total_bytes: Some(16_000_000_000),
                 mem_available_bytes: None,
             },
@@ -693,5 +734,31 @@ mod tests {
         assert!((fp32 * e_c / 600e9 - 1.0).abs() < 1e-3);
         assert!((int8 * e_c / 2400e9 - 1.0).abs() < 1e-3);
         assert!(p.chip.peak_tflops.fp16.is_none());
+    }
+
+    /// Cache sizes come from sysfs: L2 per logical CPU (2 MiB shared by 2 threads), the last
+    /// level scaled to the CPUs this process uses (4 of the 8 sharing 32 MiB); in a VM the last
+    /// level is left out, with a warning, since its neighbours share it unseen.
+    #[test]
+    fn cache_sizes_are_written_as_sysfs_shows_them_and_not_guessed_in_a_vm() {
+        let c = cal(Some(3.0), 700.0, 600.0, 40.0);
+        let p = build(&c, &inputs()).unwrap();
+        let mb = |e: &Option<CitedFileEntry>| e.as_ref().map(|e| *e.value.get_ref());
+        assert_eq!(mb(&p.chip.l2_mb_per_core), Some(sig4(1.048576)));
+        assert_eq!(mb(&p.chip.llc_mb), Some(sig4(16.777216)));
+        let basis = p.chip.llc_mb.as_ref().map(|e| e.basis);
+        assert_eq!(basis, Some(Basis::Measured));
+
+        let mut vm = cal(Some(3.0), 700.0, 600.0, 40.0);
+        vm.cpu.virtualized = true;
+        let p = build(&vm, &inputs()).unwrap();
+        assert!(p.chip.llc_mb.is_none());
+        assert_eq!(mb(&p.chip.l2_mb_per_core), Some(sig4(1.048576)));
+        let d = derive(&vm, &inputs()).unwrap();
+        assert!(
+            d.warnings.iter().any(|w| w.contains("chip.llc_mb")),
+            "{:?}",
+            d.warnings
+        );
     }
 }
