@@ -74,6 +74,9 @@ pub struct CustomWorkload {
     pub parameters: Option<f64>,
     #[serde(default)]
     pub activation_elements_per_item: Option<f64>,
+    /// Layers run one after another (with the model's own numbers).
+    #[serde(default)]
+    pub layers: Option<f64>,
     /// Sequence lengths, each equally likely \[tokens\] (with `preset`).
     #[serde(default)]
     pub sequence_tokens: Option<Vec<u32>>,
@@ -196,17 +199,21 @@ pub enum Constant {
     ComputeMatmul,
     Memory,
     BatchOverhead,
+    LayerOverhead,
+    AllreduceLatency,
 }
 
 impl Constant {
-    /// The profile file's key under `[efficiency]`.
+    /// The profile file's key (`[efficiency]`, or `[interconnect]`).
     pub fn key(self) -> &'static str {
         match self {
-            Constant::Compute => "compute",
-            Constant::ComputeConv => "compute_conv",
-            Constant::ComputeMatmul => "compute_matmul",
-            Constant::Memory => "memory",
-            Constant::BatchOverhead => "batch_overhead_ms",
+            Constant::Compute => "efficiency.compute",
+            Constant::ComputeConv => "efficiency.compute_conv",
+            Constant::ComputeMatmul => "efficiency.compute_matmul",
+            Constant::Memory => "efficiency.memory",
+            Constant::BatchOverhead => "efficiency.batch_overhead_ms",
+            Constant::LayerOverhead => "efficiency.layer_overhead_ms",
+            Constant::AllreduceLatency => "interconnect.allreduce_latency_us",
         }
     }
     /// Valid range in the profile's SI units (the declaration in `hardware::numbers`).
@@ -217,6 +224,7 @@ impl Constant {
             | Constant::ComputeMatmul
             | Constant::Memory => (0.001, 1.0),
             Constant::BatchOverhead => (0.0, 0.1),
+            Constant::LayerOverhead | Constant::AllreduceLatency => (0.0, 0.01),
         }
     }
     fn get(self, p: &Profile) -> f64 {
@@ -226,6 +234,8 @@ impl Constant {
             Constant::ComputeMatmul => class_or_compute(&p.efficiency_compute_matmul, p),
             Constant::Memory => p.efficiency_memory.value,
             Constant::BatchOverhead => p.batch_overhead_s.value,
+            Constant::LayerOverhead => p.layer_overhead_s.as_ref().map_or(0.0, |c| c.value),
+            Constant::AllreduceLatency => p.allreduce_latency_s.as_ref().map_or(0.0, |c| c.value),
         }
     }
     fn set(self, p: &mut Profile, v: f64) {
@@ -235,12 +245,15 @@ impl Constant {
             Constant::ComputeMatmul => set_class(&mut p.efficiency_compute_matmul, v),
             Constant::Memory => p.efficiency_memory.value = v,
             Constant::BatchOverhead => p.batch_overhead_s.value = v,
+            Constant::LayerOverhead => set_class(&mut p.layer_overhead_s, v),
+            Constant::AllreduceLatency => set_class(&mut p.allreduce_latency_s, v),
         }
     }
-    /// The value as the profile file writes it (ms for the overhead).
+    /// The value as the profile file writes it (ms for the overheads, µs for the latency).
     pub fn file_value(self, si: f64) -> f64 {
         match self {
-            Constant::BatchOverhead => si * 1e3,
+            Constant::BatchOverhead | Constant::LayerOverhead => si * 1e3,
+            Constant::AllreduceLatency => si * 1e6,
             _ => si,
         }
     }
@@ -251,6 +264,7 @@ fn class_or_compute(c: &Option<Cited>, p: &Profile) -> f64 {
     c.as_ref().map_or(p.efficiency_compute.value, |c| c.value)
 }
 
+/// Set an optional constant, creating it (basis `fit`) when the profile has none.
 fn set_class(c: &mut Option<Cited>, v: f64) {
     match c {
         Some(c) => c.value = v,
@@ -298,6 +312,10 @@ pub struct Row {
     /// CPUs: cores per instance of the published harness (default 1: one request per core).
     #[serde(default)]
     pub cores_per_request: Option<u32>,
+    /// Generative rows: devices per replica of the published system (its tensor-parallel
+    /// degree; default: the planner's choice) — a configuration, not a fitted constant.
+    #[serde(default)]
+    pub tensor_parallel: Option<u32>,
     #[serde(default)]
     pub prompt_tokens: Option<u32>,
     #[serde(default)]
@@ -509,6 +527,7 @@ fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
                 flops_per_item: d(flops),
                 parameters: d(params),
                 activation_elements_per_item: d(act),
+                layers: c.layers.map(d),
                 // The table's own models are encoders (transformer matmuls).
                 op_class: Some(OpClass::Matmul),
                 per_token: None,
@@ -569,6 +588,7 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
     if let Some(k) = r.cores_per_request {
         batching.cores_per_request = k;
     }
+    batching.tensor_parallel = r.tensor_parallel;
     let plan = perf::plan(profile, &w, r.precision, &batching)?;
     let units = r.units as f64;
     Ok(match r.metric {
@@ -1053,7 +1073,7 @@ pub fn render(rep: &Report) -> String {
         s.push_str("\nFitted constants (tco-sim accuracy --fit), in the profile file's units:\n");
         for f in fit {
             s.push_str(&format!(
-                "  {:<18} efficiency.{:<17} = {:.4}  (shipped {:.4}; from {}){}\n",
+                "  {:<18} {:<34} = {:.4}  (shipped {:.4}; from {}){}\n",
                 f.profile,
                 f.constant.key(),
                 f.value,

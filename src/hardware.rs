@@ -190,6 +190,10 @@ pub struct Batching {
     /// way OpenVINO / IPEX / ONNX Runtime instances are pinned; 1 (the default) is one request
     /// per core. A tier sets it (`cores_per_request`); profiles do not.
     pub cores_per_request: u32,
+    /// Accelerators, generative models: devices per model replica (tensor parallelism), as
+    /// vLLM's `--tensor-parallel-size`; `None`: the planner picks the group size that gives the
+    /// unit the most throughput. A tier sets it (`tensor_parallel`); profiles do not.
+    pub tensor_parallel: Option<u32>,
     /// How a generative model's iterations are scheduled (ignored by classic models).
     pub generative: GenerativeScheduling,
 }
@@ -273,6 +277,13 @@ pub struct Profile {
     pub efficiency_compute_matmul: Option<Cited>,
     pub efficiency_memory: Cited,
     pub batch_overhead_s: Cited,
+    /// Fixed time per layer of a forward pass \[s\]; `None`: 0.
+    pub layer_overhead_s: Option<Cited>,
+    /// Accelerators: fixed time of one all-reduce across a tensor-parallel replica \[s\]; `None`: 0.
+    pub allreduce_latency_s: Option<Cited>,
+    /// Accelerators: bandwidth one device sends into a collective, one direction \[B/s\];
+    /// `None`: the collectives' bytes are free.
+    pub interconnect_bandwidth: Option<Cited>,
     /// Coefficient of variation of the service time around the roofline time (std / mean of a
     /// log-normal multiplier of mean 1); from the profile or [`default_service_cv`].
     pub service_cv: Cited,
@@ -477,6 +488,21 @@ fn validate(
     let e_matmul = read(&numbers::EFFICIENCY_COMPUTE_MATMUL)?;
     let e_m = required(&numbers::EFFICIENCY_MEMORY)?;
     let t0 = required(&numbers::BATCH_OVERHEAD)?;
+    let layer_overhead = read(&numbers::LAYER_OVERHEAD)?;
+    let allreduce_latency = read(&numbers::ALLREDUCE_LATENCY)?;
+    let interconnect_bandwidth = read(&numbers::INTERCONNECT_BANDWIDTH)?;
+    if kind == UnitKind::Cpu
+        && let Some(i) = &f.interconnect
+    {
+        let at = i
+            .allreduce_latency_us
+            .as_ref()
+            .or(i.bandwidth_gbps.as_ref())
+            .map(|e| e.value.span());
+        return Err(src
+            .error_at(at, "interconnect", "is for accelerator profiles only")
+            .with_help("a CPU replica runs on one chip, so no collective crosses a link; remove [interconnect]"));
+    }
     let service_cv = match read(&numbers::SERVICE_CV)? {
         Some(c) => c,
         None => default_service_cv(kind),
@@ -489,6 +515,7 @@ fn validate(
             compiled_batch_sizes: vec![],
             generative: GenerativeScheduling::default(),
             cores_per_request: 1,
+            tensor_parallel: None,
         },
         Some(b) => {
             let max_batch = *b.max_batch.get_ref();
@@ -527,6 +554,7 @@ fn validate(
                 compiled_batch_sizes: sizes,
                 generative: GenerativeScheduling::default(),
                 cores_per_request: 1,
+                tensor_parallel: None,
             }
         }
     };
@@ -587,6 +615,9 @@ fn validate(
         efficiency_compute_matmul: e_matmul,
         efficiency_memory: e_m,
         batch_overhead_s: t0,
+        layer_overhead_s: layer_overhead,
+        allreduce_latency_s: allreduce_latency,
+        interconnect_bandwidth,
         service_cv,
         batching,
         prices,

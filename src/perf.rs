@@ -162,6 +162,9 @@ pub struct GenerativePlan {
     pub kv_read_s_per_token: f64,
     /// Attention compute per query–key pair \[s\] ([`GenerativeModel::attention_flops_per_pair`]).
     pub attention_s_per_pair: f64,
+    /// The bytes of a token's all-reduces across a tensor-parallel replica \[s/token\] (0 on one
+    /// device; their fixed latency is in `fixed_s`).
+    pub collective_s_per_token: f64,
     /// Token budget and KV allocation of an iteration.
     pub scheduler: Scheduler,
     /// Spread of each iteration's time around [`GenerativePlan::iteration_s`], its mean.
@@ -179,6 +182,7 @@ impl GenerativePlan {
             weight_read_s: self.weight_read_s,
             kv_read_s_per_token: self.kv_read_s_per_token,
             attention_s_per_pair: self.attention_s_per_pair,
+            collective_s_per_token: self.collective_s_per_token,
         }
     }
 
@@ -367,7 +371,15 @@ pub fn plan(
             if let Some(e) = class_efficiency(profile, model.op_class) {
                 roof.e_compute = e;
             }
+            roof.t0_s += layer_overhead_s(profile, model.layers.as_ref().map(|l| l.value), &model.name)?;
             check_fits(profile, w, 1)?;
+            if batching.tensor_parallel.is_some() {
+                return Err(InputError::new(format!(
+                    "tensor_parallel has no effect on `{}`: a classic model runs whole on each device or core",
+                    model.name
+                ))
+                .with_help("tensor_parallel applies to generative models on accelerators; remove it"));
+            }
             // Each request's own length sets its work when the model has a length distribution.
             let variability = match model.relative_work_by_length() {
                 Some(relative_work) => Variability::BySize {
@@ -493,6 +505,7 @@ fn cpu_classic_plan(
         },
         compiled_batch_sizes: vec![],
         cores_per_request: k,
+        tensor_parallel: None,
         generative: batching.generative,
     };
     let batch_time_s = if cpu_batching.max_batch > 1 {
@@ -546,11 +559,65 @@ fn too_big(profile: &Profile, needed: f64) -> InputError {
     .with_help("choose a lower precision (int8, fp8), a smaller model, or a unit with more memory")
 }
 
+/// Bytes per element of the activations a tensor-parallel all-reduce sums: fp16/bf16, which
+/// TensorRT-LLM and vLLM keep for the residual stream even with fp8 or int8 weights.
+pub const ALLREDUCE_BYTES_PER_ELEMENT: f64 = 2.0;
+
+/// Fixed time of one forward pass's layers: `layers × efficiency.layer_overhead` \[s\]; 0 when
+/// the profile sets no per-layer overhead. A model without a layer count on a profile that
+/// charges per layer is an error naming the missing key, never a silent 0.
+pub fn layer_overhead_s(
+    profile: &Profile,
+    layers: Option<f64>,
+    model: &str,
+) -> Result<f64, InputError> {
+    let Some(per_layer) = &profile.layer_overhead_s else {
+        return Ok(0.0);
+    };
+    match layers {
+        Some(l) => Ok(l * per_layer.value),
+        None if per_layer.value == 0.0 => Ok(0.0),
+        None => Err(InputError::new(format!(
+            "profile `{}` charges efficiency.layer_overhead_ms per layer, and `{model}` gives no layer count",
+            profile.name
+        ))
+        .with_help("give the model's depth as workload.layers (ResNet-50: 50, BERT-base: 12)")),
+    }
+}
+
+/// The all-reduces of a tensor-parallel replica of `devices` devices, per iteration: two per
+/// layer (after attention and after the MLP; Shoeybi et al., "Megatron-LM", 2019, §3), each
+/// `α + 2(d−1)/d · m / B` for a ring over links of `B` bytes/s one way and `m` bytes summed
+/// (Patarasuk & Yuan, "Bandwidth optimal all-reduce algorithms", JPDC 69(2), 2009). Returns the
+/// fixed latency per iteration \[s\] and the bytes' time per scheduled token \[s/token\], with
+/// `m = hidden × 2 B` per token; both 0 on one device.
+pub fn collective_cost(profile: &Profile, model: &GenerativeModel, devices: u32) -> (f64, f64) {
+    if devices <= 1 {
+        return (0.0, 0.0);
+    }
+    let per_iteration = 2.0 * model.layers.value;
+    let alpha = profile
+        .allreduce_latency_s
+        .as_ref()
+        .map_or(0.0, |c| c.value);
+    let per_token = match &profile.interconnect_bandwidth {
+        Some(b) => {
+            let d = devices as f64;
+            let bytes = model.hidden_size.value * ALLREDUCE_BYTES_PER_ELEMENT;
+            per_iteration * 2.0 * (d - 1.0) / d * bytes / b.value
+        }
+        None => 0.0,
+    };
+    (per_iteration * alpha, per_token)
+}
+
 /// Lay a generative model out on a unit. A CPU replica is one chip (all its cores on one model).
-/// An accelerator replica is a power-of-two group of devices (tensor parallelism) that holds the
-/// weights and at least 4,096 tokens of KV cache; among the group sizes that fit, the one giving
-/// the unit the most steady-state throughput at the workload's mean request size is chosen —
-/// larger groups buy KV-cache room (bigger batches) at the price of fewer replicas.
+/// An accelerator replica is a group of devices (tensor parallelism) that holds the weights and
+/// at least 4,096 tokens of KV cache: the tier's `tensor_parallel` when it sets one, else the
+/// power-of-two group size, among those that fit, giving the unit the most steady-state
+/// throughput at the workload's mean request size — larger groups buy KV-cache room (bigger
+/// batches) and bandwidth at the price of fewer replicas and of their all-reduces
+/// ([`collective_cost`]).
 fn generative_plan(
     profile: &Profile,
     model: &GenerativeModel,
@@ -564,37 +631,65 @@ fn generative_plan(
     let chips = profile.chip_count();
     let mem = profile.memory_bytes_per_chip.value;
     let needed = w + 4096.0 * kv;
+    let per_layer = layer_overhead_s(profile, Some(model.layers.value), &model.name)?;
     let layout = |devices: u32, peak: f64, bandwidth: f64| {
         let kv_capacity = ((devices as f64 * mem * USABLE_MEMORY_FRACTION - w) / kv).floor() as u64;
         let flops_per_token = model.flops_per_token();
         let compute = peak * roof.e_compute;
+        let (collective_fixed, collective_s_per_token) = collective_cost(profile, model, devices);
         GenerativePlan {
             devices_per_replica: devices,
             replicas_per_unit: (chips / devices).max(1),
             kv_capacity_tokens: kv_capacity,
             max_batch: batching.max_batch.max(1),
-            fixed_s: roof.t0_s,
+            fixed_s: roof.t0_s + per_layer + collective_fixed,
             prefill_s_per_token: flops_per_token / compute,
             decode_compute_s_per_seq: flops_per_token / compute,
             weight_read_s: w / (bandwidth * roof.e_memory),
             kv_read_s_per_token: kv / (bandwidth * roof.e_memory),
             attention_s_per_pair: model.attention_flops_per_pair() / compute,
+            collective_s_per_token,
             scheduler: scheduler(profile, &batching.generative),
             variability: Variability::lognormal(profile.service_cv.value),
         }
     };
     if profile.kind == UnitKind::Cpu {
+        if batching.tensor_parallel.is_some() {
+            return Err(InputError::new(format!(
+                "tensor_parallel has no effect on `{}`: a CPU replica runs on one chip",
+                profile.name
+            ))
+            .with_help("tensor_parallel applies to accelerators; remove it"));
+        }
         if needed > mem * USABLE_MEMORY_FRACTION {
             return Err(too_big(profile, needed));
         }
         let cores = profile.cores_per_chip.as_ref().map_or(1.0, |c| c.value);
         return Ok(layout(1, roof.peak_flops * cores, roof.bandwidth));
     }
+    let fits = |d: u32| d as f64 * mem * USABLE_MEMORY_FRACTION >= needed;
+    let at = |d: u32| layout(d, roof.peak_flops * d as f64, roof.bandwidth * d as f64);
+    if let Some(d) = batching.tensor_parallel {
+        if d == 0 || d > chips {
+            return Err(InputError::new(format!(
+                "tensor_parallel = {d} does not fit a `{}` unit of {chips} devices",
+                profile.name
+            ))
+            .with_help(format!("valid: a whole number from 1 to {chips}")));
+        }
+        if !fits(d) {
+            return Err(too_big(profile, needed).with_help(format!(
+                "{d} device(s) of {:.0} GB do not hold the weights and 4,096 tokens of KV cache; raise tensor_parallel, or choose a lower precision",
+                mem / 1e9
+            )));
+        }
+        return Ok(at(d));
+    }
     let (prompt, output) = mean_tokens;
     std::iter::successors(Some(1u32), |d| Some(d * 2))
         .take_while(|&d| d <= chips)
-        .filter(|&d| d as f64 * mem * USABLE_MEMORY_FRACTION >= needed)
-        .map(|d| layout(d, roof.peak_flops * d as f64, roof.bandwidth * d as f64))
+        .filter(|&d| fits(d))
+        .map(at)
         .max_by(|a, b| {
             a.unit_throughput_rps(prompt, output)
                 .total_cmp(&b.unit_throughput_rps(prompt, output))
@@ -796,6 +891,7 @@ mod tests {
             weight_read_s: 0.01,
             kv_read_s_per_token: 1e-7,
             attention_s_per_pair: 0.0,
+            collective_s_per_token: 0.0,
             scheduler: Scheduler::legacy(),
             variability: Variability::None,
         };
@@ -818,6 +914,7 @@ mod tests {
             kv_read_s_per_token: 2e-8,
             // 4 × 32 layers × 4096 hidden / 800 TFLOP/s.
             attention_s_per_pair: 4.0 * 32.0 * 4096.0 / 8e14,
+            collective_s_per_token: 0.0,
             scheduler,
             variability: Variability::None,
         }

@@ -733,6 +733,28 @@ fn validate_tier(
         };
         batching.cores_per_request = whole(src, k, &field("cores_per_request"), 1, cores)?;
     }
+    if let Some(d) = &t.tensor_parallel {
+        let why_not = if profile.kind == crate::hardware::UnitKind::Cpu {
+            Some(format!(
+                "profile `{}` is a CPU: a generative replica runs on one chip",
+                profile.name
+            ))
+        } else if !matches!(workload, crate::workload::Workload::Generative { .. }) {
+            Some(format!(
+                "workload `{}` is a classic model, which runs whole on each device",
+                workload.name()
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why_not {
+            return Err(src.error(d, field("tensor_parallel"), why).with_help(
+                "tensor_parallel is for generative models on accelerator tiers; remove it",
+            ));
+        }
+        let chips = i64::from(profile.chip_count());
+        batching.tensor_parallel = Some(whole(src, d, &field("tensor_parallel"), 1, chips)?);
+    }
     // The tier's service-time spread replaces the profile's before the plan is built from it.
     let mut profile = profile;
     let service_cv_override = match &t.service_cv {

@@ -354,9 +354,12 @@ pub enum ServiceDist {
 /// with P the prompt tokens prefilled in this iteration, D the sequences taking a decode step and
 /// K the context tokens (prompt + generated so far) of every sequence in the batch, whose KV
 /// cache the attention reads; the compute side also counts `A·attention_s_per_pair` for the A
-/// query–key pairs of the attention ([`attention_pairs`]). Units: seconds. After Williams,
-/// Waterman & Patterson, "Roofline", CACM 52(4), 2009; iteration-level scheduling after Yu et
-/// al., "Orca", OSDI 2022.
+/// query–key pairs of the attention ([`attention_pairs`]). A tensor-parallel replica adds its
+/// all-reduces after the roofline, `(P + D)·collective_s_per_token` (their fixed latency is in
+/// `fixed_s`): serving engines run them between a layer's GEMMs, not overlapped with them
+/// (Shoeybi et al., "Megatron-LM", 2019, §3: two all-reduces per layer in the forward pass).
+/// Units: seconds. After Williams, Waterman & Patterson, "Roofline", CACM 52(4), 2009;
+/// iteration-level scheduling after Yu et al., "Orca", OSDI 2022.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IterationCost {
     /// Per-iteration overhead (launch, scheduling) \[s\].
@@ -372,6 +375,9 @@ pub struct IterationCost {
     /// Compute time of the attention for one query–key pair (QKᵀ and the weighted sum of V over
     /// every layer) \[s\]; 0 counts weights-only FLOPs.
     pub attention_s_per_pair: f64,
+    /// Tensor parallelism: the bytes of every all-reduce of one scheduled token (prompt token or
+    /// decode step) across the replica's links \[s/token\]; 0 on one device.
+    pub collective_s_per_token: f64,
 }
 
 impl IterationCost {
@@ -383,7 +389,8 @@ impl IterationCost {
             + w.decode_seqs * self.decode_compute_s_per_seq
             + w.attention_pairs * self.attention_s_per_pair;
         let memory = self.weight_read_s + w.context_tokens * self.kv_read_s_per_token;
-        self.fixed_s + compute.max(memory)
+        let collectives = (w.prefill_tokens + w.decode_seqs) * self.collective_s_per_token;
+        self.fixed_s + compute.max(memory) + collectives
     }
 }
 

@@ -22,6 +22,10 @@ pub struct ClassicModel {
     /// Activation bytes moved to and from memory per item at 1 byte per element; scaled by the
     /// precision's bytes.
     pub activation_elements_per_item: Cited,
+    /// Depth: the layers a forward pass runs one after another (ResNet-50's 50, BERT-base's 12
+    /// encoder layers), which a profile's `efficiency.layer_overhead_ms` charges; `None` for a
+    /// custom model that does not give it.
+    pub layers: Option<Cited>,
     /// The operator class that dominates the model's compute, which picks the profile's
     /// per-class compute efficiency (`efficiency.compute_conv` / `compute_matmul`); `None`: the
     /// profile's `efficiency.compute`.
@@ -380,7 +384,10 @@ impl Workload {
                     "activation_elements_per_item".into(),
                     &model.activation_elements_per_item,
                 ),
-            ],
+            ]
+            .into_iter()
+            .chain(model.layers.iter().map(|l| ("layers".into(), l)))
+            .collect(),
             Workload::Generative { model, .. } => vec![
                 ("parameters".into(), &model.parameters),
                 ("layers".into(), &model.layers),
@@ -401,6 +408,7 @@ impl Workload {
                 "flops_per_item" => Some(&mut model.flops_per_item),
                 "parameters" => Some(&mut model.parameters),
                 "activation_elements_per_item" => Some(&mut model.activation_elements_per_item),
+                "layers" => model.layers.as_mut(),
                 _ => None,
             },
             Workload::Generative { model, .. } => match field {
@@ -462,7 +470,7 @@ pub const GENERATIVE_PRESETS: [&str; 2] = ["llama-3-8b", "llama-2-70b"];
 pub fn classic_preset(name: &str) -> Option<ClassicModel> {
     let resnet = src(
         "he-2016",
-        "He et al., 'Deep Residual Learning for Image Recognition', CVPR 2016, Table 1 (ResNet-50: 3.8e9 multiply-adds at 224x224)",
+        "He et al., 'Deep Residual Learning for Image Recognition', CVPR 2016, Table 1 (ResNet-50: 50 layers, 3.8e9 multiply-adds at 224x224)",
         "https://arxiv.org/abs/1512.03385",
         "2016",
     );
@@ -498,6 +506,7 @@ pub fn classic_preset(name: &str) -> Option<ClassicModel> {
                 &resnet,
                 "sum of the output feature maps of the 53 conv layers at 224x224 (~11M elements), read and written once each; caches absorb part of it",
             ),
+            layers: Some(cited(50.0, &resnet)),
             op_class: Some(OpClass::Conv),
             per_token: None,
             lengths: None,
@@ -515,6 +524,7 @@ pub fn classic_preset(name: &str) -> Option<ClassicModel> {
                 &bert,
                 "12 layers x 128 tokens x (4 x 768 + 3072 + 12 heads x 128) ~ 1.2e7 elements",
             ),
+            layers: Some(cited(12.0, &bert)),
             op_class: Some(OpClass::Matmul),
             per_token: Some(PerToken {
                 tokens: 128,
@@ -536,6 +546,7 @@ pub fn classic_preset(name: &str) -> Option<ClassicModel> {
                 &bert,
                 "24 layers x 128 tokens x (4 x 1024 + 4096 + 16 heads x 128) ~ 3.2e7 elements",
             ),
+            layers: Some(cited(24.0, &bert)),
             op_class: Some(OpClass::Matmul),
             per_token: Some(PerToken {
                 tokens: 128,
@@ -557,6 +568,7 @@ pub fn classic_preset(name: &str) -> Option<ClassicModel> {
                 &minilm,
                 "6 layers x 128 tokens x (4 x 384 + 1536 + 12 heads x 128) ~ 1.5e6 elements",
             ),
+            layers: Some(cited(6.0, &minilm)),
             op_class: Some(OpClass::Matmul),
             per_token: Some(PerToken {
                 tokens: 128,

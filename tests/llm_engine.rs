@@ -38,6 +38,7 @@ fn one_ms() -> IterationCost {
         weight_read_s: 0.0,
         kv_read_s_per_token: 0.0,
         attention_s_per_pair: 0.0,
+        collective_s_per_token: 0.0,
     }
 }
 
@@ -121,6 +122,7 @@ fn preemption_only_when_the_cache_is_exhausted() {
         weight_read_s: 0.002,
         kv_read_s_per_token: 0.000_000_5,
         attention_s_per_pair: 1e-9,
+        collective_s_per_token: 0.0,
     };
     let go = |kv: u64| {
         let f = llm(kv, 32, cost.clone(), paged(16, Some(512)));
@@ -158,6 +160,7 @@ fn chunked_prefill_keeps_decode_tpot_bounded_when_a_long_prompt_arrives() {
         weight_read_s: 0.002,
         kv_read_s_per_token: 0.0,
         attention_s_per_pair: 0.0,
+        collective_s_per_token: 0.0,
     };
     let mut reqs: Vec<Request> = (0..4).map(|_| tok(0.0, 10, 40)).collect();
     reqs.push(tok(5.0, 100_000, 2));
@@ -198,6 +201,7 @@ fn attention_cost_slows_long_contexts() {
         weight_read_s: 0.0,
         kv_read_s_per_token: 0.0,
         attention_s_per_pair: a,
+        collective_s_per_token: 0.0,
     };
     let tpot = |a: f64, prompt: u32| {
         let t = trace(

@@ -45,6 +45,7 @@ fn fleet(prefix: Option<&Trace>, units: u32, dispatch: Dispatch, kv: u64) -> Fle
                 weight_read_s: 0.000_001,
                 kv_read_s_per_token: 1e-10,
                 attention_s_per_pair: 0.0,
+                collective_s_per_token: 0.0,
             },
             variability: Variability::None,
             // The earlier engine (whole prompts, whole context reserved), so the hand-made

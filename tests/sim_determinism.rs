@@ -96,6 +96,7 @@ fn plain_fleets() -> Vec<FleetSpec> {
                     weight_read_s: 0.002,
                     kv_read_s_per_token: 0.000_001,
                     attention_s_per_pair: 0.0,
+                    collective_s_per_token: 0.0,
                 },
             },
             ..base.clone()
@@ -121,6 +122,7 @@ fn plain_fleets() -> Vec<FleetSpec> {
                     weight_read_s: 0.002,
                     kv_read_s_per_token: 0.000_001,
                     attention_s_per_pair: 1e-9,
+                    collective_s_per_token: 0.0,
                 },
             },
             ..base

@@ -178,6 +178,7 @@ fn simple_cost() -> IterationCost {
         weight_read_s: 0.002,
         kv_read_s_per_token: 0.0,
         attention_s_per_pair: 0.0,
+        collective_s_per_token: 0.0,
     }
 }
 
@@ -248,6 +249,7 @@ fn continuous_memory_term_counts_context() {
         weight_read_s: 0.0,
         kv_read_s_per_token: 0.0001,
         attention_s_per_pair: 0.0,
+        collective_s_per_token: 0.0,
     };
     let f = fleet(1, llm(8, 1000, cost), Dispatch::SharedQueue);
     let t = trace(&f, vec![tok(0.0, 10, 2)]);
@@ -541,6 +543,7 @@ fn models_reduce_to_md_c_where_they_coincide() {
                 weight_read_s: 0.0,
                 kv_read_s_per_token: 0.0,
                 attention_s_per_pair: 0.0,
+                collective_s_per_token: 0.0,
             },
         },
     ];

@@ -41,6 +41,7 @@ fn cost() -> IterationCost {
         weight_read_s: 0.0,
         kv_read_s_per_token: 0.0,
         attention_s_per_pair: 0.0,
+        collective_s_per_token: 0.0,
     }
 }
 
@@ -203,6 +204,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
             cost: IterationCost {
                 kv_read_s_per_token: -1.0,
                 attention_s_per_pair: 0.0,
+                collective_s_per_token: 0.0,
                 ..cost()
             },
         },

@@ -357,6 +357,9 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
         // per-class fits belong to its own runtime, not this machine's.
         compute_conv: None,
         compute_matmul: None,
+        // Not measured: the base profile's per-layer overhead (it belongs to its runtime).
+        layer_overhead_ms: base
+            .and_then(|b| b.efficiency.layer_overhead_ms.as_ref().map(clone_entry)),
     };
     let price = match base {
         Some(b) => PriceFile {
@@ -488,6 +491,8 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
             None => cpu.model.clone(),
         },
         chips: measured(d.chips, "distinct `physical id` in /proc/cpuinfo".into()),
+        // A CPU profile has no interconnect section (a CPU replica is one chip).
+        interconnect: None,
         chip: ChipFile {
             cores: Some(measured(
                 d.cores_per_chip,

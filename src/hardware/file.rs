@@ -29,6 +29,8 @@ pub struct ProfileFile {
     pub efficiency: EfficiencyFile,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub batching: Option<BatchingFile>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interconnect: Option<InterconnectFile>,
     pub price: PriceFile,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration: Option<CalibrationFile>,
@@ -102,6 +104,22 @@ pub struct EfficiencyFile {
     /// Compute efficiency of matmul-dominated (transformer) classic models (absent: `compute`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compute_matmul: Option<CitedEntry>,
+    /// Fixed time per layer of a forward pass (a batch, or an iteration of a generative model),
+    /// on top of `batch_overhead_ms` \[ms\] (absent: 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layer_overhead_ms: Option<CitedEntry>,
+}
+
+/// The links between the devices of a unit, which tensor parallelism's all-reduces cross.
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterconnectFile {
+    /// Fixed time of one all-reduce of a small message across a replica's devices \[µs\].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allreduce_latency_us: Option<CitedEntry>,
+    /// Bandwidth one device sends into the collective, one direction \[GB/s = 1e9 B/s\].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth_gbps: Option<CitedEntry>,
 }
 
 /// Serving configuration, not a hardware fact; a scenario tier may override it.

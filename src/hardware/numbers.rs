@@ -407,6 +407,50 @@ pub const BATCH_OVERHEAD: ProfileNumber = ProfileNumber {
     held: |p| Some(&p.batch_overhead_s),
     held_mut: |p| Some(&mut p.batch_overhead_s),
 };
+pub const LAYER_OVERHEAD: ProfileNumber = ProfileNumber {
+    key: "efficiency.layer_overhead_ms",
+    label: "efficiency.layer_overhead [s]",
+    unit: "ms",
+    scale: 1e-3,
+    valid: Valid::from_to(0.0, 100.0, "milliseconds from 0 to 100"),
+    presence: Presence::Optional,
+    help: "fixed time per layer of one forward pass (a batch, or an iteration of a generative model), added to batch_overhead_ms: the synchronisation between layers of a compiled graph or the kernel launches of a layer, which a deep model at batch 1 pays once per layer (at most 100 ms, 10,000 times the ~10 us measured on Inferentia2). Absent: 0",
+    raw: |f| f.efficiency.layer_overhead_ms.as_ref(),
+    held: |p| p.layer_overhead_s.as_ref(),
+    held_mut: |p| p.layer_overhead_s.as_mut(),
+};
+pub const ALLREDUCE_LATENCY: ProfileNumber = ProfileNumber {
+    key: "interconnect.allreduce_latency_us",
+    label: "interconnect.allreduce_latency [s]",
+    unit: "us",
+    scale: 1e-6,
+    valid: Valid::from_to(0.0, 100_000.0, "microseconds from 0 to 100,000"),
+    presence: Presence::Optional,
+    help: "accelerators: fixed time of one all-reduce of a small message across the devices of a tensor-parallel replica (two per layer per iteration). Absent: 0, tensor parallelism's collectives are free (at most 100 ms, 1,000 times a slow network's)",
+    raw: |f| {
+        f.interconnect
+            .as_ref()
+            .and_then(|i| i.allreduce_latency_us.as_ref())
+    },
+    held: |p| p.allreduce_latency_s.as_ref(),
+    held_mut: |p| p.allreduce_latency_s.as_mut(),
+};
+pub const INTERCONNECT_BANDWIDTH: ProfileNumber = ProfileNumber {
+    key: "interconnect.bandwidth_gbps",
+    label: "interconnect.bandwidth [B/s]",
+    unit: "GB/s (1e9 B/s)",
+    scale: 1e9,
+    valid: Valid::above_to(0.0, 100_000.0, "GB/s > 0, up to 100,000"),
+    presence: Presence::Optional,
+    help: "accelerators: bandwidth one device sends into a collective, one direction (NVLink 4: 450 GB/s of its 900 GB/s both ways). A ring all-reduce of m bytes over d devices moves 2(d-1)/d x m per device. Absent: the collectives' bytes are free (at most 100,000 GB/s, ~100 times NVLink 5)",
+    raw: |f| {
+        f.interconnect
+            .as_ref()
+            .and_then(|i| i.bandwidth_gbps.as_ref())
+    },
+    held: |p| p.interconnect_bandwidth.as_ref(),
+    held_mut: |p| p.interconnect_bandwidth.as_mut(),
+};
 pub const SERVICE_CV: ProfileNumber = ProfileNumber {
     key: "efficiency.service_cv",
     label: "efficiency.service_cv",
@@ -517,7 +561,10 @@ pub static PROFILE_NUMBERS: &[ProfileNumber] = &[
     EFFICIENCY_COMPUTE_MATMUL,
     EFFICIENCY_MEMORY,
     BATCH_OVERHEAD,
+    LAYER_OVERHEAD,
     SERVICE_CV,
+    ALLREDUCE_LATENCY,
+    INTERCONNECT_BANDWIDTH,
     PURCHASE,
     ON_DEMAND,
     RESERVED_1Y,

@@ -236,6 +236,10 @@ pub struct TierFile {
     /// one request per core).
     #[serde(default)]
     pub cores_per_request: Option<Spanned<i64>>,
+    /// Accelerator tiers, generative workloads: devices per model replica (tensor parallelism,
+    /// vLLM's `--tensor-parallel-size`); default: the planner's choice.
+    #[serde(default)]
+    pub tensor_parallel: Option<Spanned<i64>>,
     /// How often an autoscaled cloud fleet may change size \[hours\] (default 1: hour by hour).
     #[serde(default)]
     pub autoscale_interval_hours: Option<Spanned<i64>>,

@@ -33,7 +33,8 @@ pub(super) fn validate(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, I
             })
             .transpose()
     };
-    let generative_keys = [&w.layers, &w.hidden_size, &w.kv_heads, &w.head_dim];
+    // `layers` alone may describe a classic model's depth; the other three are generative only.
+    let generative_keys = [&w.hidden_size, &w.kv_heads, &w.head_dim];
     let is_generative_custom = generative_keys.iter().any(|k| k.is_some());
     if let Some(preset) = &w.preset {
         let p = preset.get_ref().as_str();
@@ -148,6 +149,7 @@ pub(super) fn validate(src: &SourceFile, w: &WorkloadFile) -> Result<Workload, I
             &w.activation_elements_per_item,
             "workload.activation_elements_per_item",
         )?,
+        layers: num(&w.layers, "workload.layers")?,
         op_class,
         per_token,
         lengths: None,

@@ -588,6 +588,7 @@ mod tests {
                     weight_read_s: 0.0,
                     kv_read_s_per_token: 0.0,
                     attention_s_per_pair: 0.0,
+                    collective_s_per_token: 0.0,
                 },
             },
             dispatch: Dispatch::RoundRobin,

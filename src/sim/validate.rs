@@ -193,6 +193,10 @@ fn iteration_cost(c: &IterationCost) -> Result<(), SimError> {
     non_negative("server.cost.weight_read_s", c.weight_read_s)?;
     non_negative("server.cost.kv_read_s_per_token", c.kv_read_s_per_token)?;
     non_negative("server.cost.attention_s_per_pair", c.attention_s_per_pair)?;
+    non_negative(
+        "server.cost.collective_s_per_token",
+        c.collective_s_per_token,
+    )?;
     // Every iteration must take time, or a replica could emit tokens without time passing.
     if c.fixed_s + c.weight_read_s <= 0.0 {
         return Err(SimError::BadNumber {
