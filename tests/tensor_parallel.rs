@@ -1,0 +1,272 @@
+//! Tensor parallelism and per-layer overhead: the all-reduce cost of a replica split over devices
+//! (`[interconnect]`), the tier key that fixes the split (`tensor_parallel`), and the fixed time
+//! per layer (`efficiency.layer_overhead_ms`) — each against hand arithmetic, and each bad input
+//! refused where it is written.
+
+use std::path::Path;
+
+use tco_sim::hardware::{Batching, Precision, Profile, ProfileSearch};
+use tco_sim::input::InputError;
+use tco_sim::perf::{self, GenerativePlan, ServicePlan};
+use tco_sim::scenario::Scenario;
+use tco_sim::workload::{self, Workload};
+
+fn profile(name: &str) -> Profile {
+    ProfileSearch::default().load(name, Path::new(".")).unwrap()
+}
+
+fn llama70b(precision: Precision) -> Workload {
+    Workload::Generative {
+        model: workload::generative_preset("llama-2-70b").unwrap(),
+        precision,
+        prompt_tokens: workload::TokenCount::Fixed { tokens: 1000 },
+        output_tokens: workload::TokenCount::Fixed { tokens: 250 },
+        tokens_from_trace: false,
+    }
+}
+
+fn generative(p: &Profile, w: &Workload, tp: Option<u32>) -> Result<GenerativePlan, InputError> {
+    let batching = Batching {
+        tensor_parallel: tp,
+        ..p.batching.clone()
+    };
+    match perf::plan(p, w, w.precision(), &batching)? {
+        ServicePlan::Generative(g) => Ok(g),
+        ServicePlan::Classic(_) => unreachable!(),
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1e-300)
+}
+
+#[test]
+fn a_tensor_parallel_replica_pays_two_all_reduces_per_layer() {
+    let p = profile("hgx-h100-8x");
+    let alpha = p.allreduce_latency_s.as_ref().unwrap().value;
+    let bw = p.interconnect_bandwidth.as_ref().unwrap().value;
+    assert!(alpha > 0.0 && bw > 0.0);
+    let w = llama70b(Precision::Fp8);
+    let one = generative(&p, &w, Some(1)).unwrap();
+    let two = generative(&p, &w, Some(2)).unwrap();
+    let four = generative(&p, &w, Some(4)).unwrap();
+    assert_eq!(
+        (
+            one.devices_per_replica,
+            two.devices_per_replica,
+            four.devices_per_replica
+        ),
+        (1, 2, 4)
+    );
+    // One device: no collective at all.
+    assert_eq!(one.collective_s_per_token, 0.0);
+    assert!(close(one.fixed_s, p.batch_overhead_s.value));
+    // d devices: 2 x 80 layers of (alpha + 2(d-1)/d x 8192 x 2 B / bw).
+    for (g, d) in [(&two, 2.0), (&four, 4.0)] {
+        assert!(close(g.fixed_s, p.batch_overhead_s.value + 160.0 * alpha));
+        let per_token = 160.0 * 2.0 * (d - 1.0) / d * 8192.0 * 2.0 / bw;
+        assert!(close(g.collective_s_per_token, per_token), "{d}");
+    }
+    // The cost reaches the iteration time the simulator plays: a decode step of 10 sequences
+    // and a 100-token prefill chunk pay the bytes of 110 tokens, after the roofline.
+    let work = tco_sim::sim::IterationWork {
+        prefill_tokens: 100.0,
+        decode_seqs: 10.0,
+        attention_pairs: 0.0,
+        context_tokens: 0.0,
+    };
+    let no_links = tco_sim::sim::IterationCost {
+        fixed_s: 0.0,
+        collective_s_per_token: 0.0,
+        ..two.cost()
+    };
+    let t = two.cost().iteration_s(&work) - no_links.iteration_s(&work);
+    assert!(close(t, two.fixed_s + 110.0 * two.collective_s_per_token));
+}
+
+#[test]
+fn without_an_interconnect_section_the_collectives_are_free() {
+    let mut p = profile("hgx-h100-8x");
+    p.allreduce_latency_s = None;
+    p.interconnect_bandwidth = None;
+    let g = generative(&p, &llama70b(Precision::Fp8), Some(4)).unwrap();
+    assert_eq!(g.collective_s_per_token, 0.0);
+    assert_eq!(g.fixed_s, p.batch_overhead_s.value);
+}
+
+#[test]
+fn the_planner_weighs_the_collectives_when_it_picks_the_group() {
+    let w = llama70b(Precision::Fp8);
+    let mut p = profile("hgx-h100-8x");
+    // Free links: the planner's choice, whatever it is, is a power of two that fits.
+    p.allreduce_latency_s.as_mut().unwrap().value = 0.0;
+    let free = generative(&p, &w, None).unwrap();
+    // Links so slow that any split costs more than it buys: the smallest group that fits wins.
+    p.allreduce_latency_s.as_mut().unwrap().value = 0.05;
+    let slow = generative(&p, &w, None).unwrap();
+    let smallest = [1u32, 2, 4, 8]
+        .into_iter()
+        .find(|&d| generative(&p, &w, Some(d)).is_ok())
+        .unwrap();
+    assert_eq!(slow.devices_per_replica, smallest);
+    assert!(free.devices_per_replica.is_power_of_two());
+    // Its throughput is the best of the candidates, collectives included.
+    let (i, o) = (1000.0, 250.0);
+    for d in [1u32, 2, 4, 8] {
+        if let Ok(g) = generative(&p, &w, Some(d)) {
+            assert!(g.unit_throughput_rps(i, o) <= slow.unit_throughput_rps(i, o) * (1.0 + 1e-12));
+        }
+    }
+}
+
+#[test]
+fn a_forced_split_that_does_not_fit_is_refused() {
+    let p = profile("hgx-h100-8x");
+    // Llama-2-70B at fp16 (138 GB) does not fit one 80 GB H100.
+    let e = generative(&p, &llama70b(Precision::Fp16), Some(1)).unwrap_err();
+    assert!(e.to_string().contains("does not fit"), "{e}");
+    assert!(
+        e.help.as_deref().unwrap_or("").contains("tensor_parallel"),
+        "{e:?}"
+    );
+    let e = generative(&p, &llama70b(Precision::Fp16), Some(9)).unwrap_err();
+    assert!(e.help.as_deref().unwrap_or("").contains("1 to 8"), "{e:?}");
+}
+
+#[test]
+fn layers_cost_a_fixed_time_each() {
+    let p = profile("aws-inf2.xlarge");
+    let per_layer = p.layer_overhead_s.as_ref().unwrap().value;
+    assert!(per_layer > 0.0);
+    let classic = |name: &str| Workload::Classic {
+        model: workload::classic_preset(name).unwrap(),
+        precision: Precision::Fp16,
+    };
+    let t0 = |w: &Workload| match perf::plan(&p, w, Precision::Fp16, &p.batching).unwrap() {
+        ServicePlan::Classic(c) => c.roofline.t0_s,
+        ServicePlan::Generative(_) => unreachable!(),
+    };
+    let base = p.batch_overhead_s.value;
+    assert!(close(t0(&classic("resnet-50")), base + 50.0 * per_layer));
+    assert!(close(t0(&classic("bert-base")), base + 12.0 * per_layer));
+    assert!(close(t0(&classic("bert-large")), base + 24.0 * per_layer));
+    // A custom model without a depth cannot be charged per layer: an error naming the key.
+    let mut custom = workload::classic_preset("bert-base").unwrap();
+    custom.layers = None;
+    let w = Workload::Classic {
+        model: custom,
+        precision: Precision::Fp16,
+    };
+    let e = perf::plan(&p, &w, Precision::Fp16, &p.batching).unwrap_err();
+    assert!(
+        e.help.as_deref().unwrap_or("").contains("workload.layers"),
+        "{e:?}"
+    );
+    // A profile that charges nothing per layer plans it as before.
+    let mut none = p.clone();
+    none.layer_overhead_s = None;
+    assert!(perf::plan(&none, &w, Precision::Fp16, &none.batching).is_ok());
+}
+
+fn scenario(text: &str) -> Result<Scenario, InputError> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.toml");
+    std::fs::write(&path, text).unwrap();
+    Scenario::load(&path)
+}
+
+fn shipped(name: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(name);
+    std::fs::read_to_string(p).unwrap()
+}
+
+/// llama70b-chat with `extra` added to the tier whose profile line is `profile`.
+fn llama70b_chat_with(profile: &str, extra: &str) -> String {
+    let s = shipped("llama70b-chat.toml");
+    let line = format!("profile = \"{profile}\"\n");
+    assert!(s.contains(&line), "{profile}");
+    s.replacen(&line, &format!("{line}{extra}"), 1)
+}
+
+#[test]
+fn a_tier_fixes_the_split_and_bad_values_are_refused_where_they_are() {
+    let s = scenario(&llama70b_chat_with("hgx-h100-8x", "tensor_parallel = 4\n")).unwrap();
+    let t = s
+        .tiers
+        .iter()
+        .find(|t| t.profile.name == "hgx-h100-8x")
+        .unwrap();
+    assert_eq!(t.batching.tensor_parallel, Some(4));
+    match perf::plan(&t.profile, &s.workload, t.precision, &t.batching).unwrap() {
+        ServicePlan::Generative(g) => {
+            assert_eq!((g.devices_per_replica, g.replicas_per_unit), (4, 2))
+        }
+        ServicePlan::Classic(_) => unreachable!(),
+    }
+    for (text, field, says) in [
+        (
+            llama70b_chat_with("hgx-h100-8x", "tensor_parallel = 9\n"),
+            "tensor_parallel",
+            "1 to 8",
+        ),
+        (
+            llama70b_chat_with("hgx-h100-8x", "tensor_parallel = 0\n"),
+            "tensor_parallel",
+            "1 to 8",
+        ),
+        (
+            llama70b_chat_with("altra-max-m128-30-1u", "tensor_parallel = 1\n"),
+            "tensor_parallel",
+            "CPU",
+        ),
+        (
+            {
+                let s = shipped("embedding-api.toml");
+                let at = s.find("profile = \"aws-inf2.xlarge\"").unwrap();
+                let end = at + s[at..].find('\n').unwrap() + 1;
+                format!("{}tensor_parallel = 1\n{}", &s[..end], &s[end..])
+            },
+            "tensor_parallel",
+            "classic",
+        ),
+    ] {
+        let e = scenario(&text).unwrap_err();
+        let shown = format!("{e} {}", e.help.clone().unwrap_or_default());
+        assert!(e.position.is_some(), "no position: {shown}");
+        assert!(e.field.as_deref().unwrap_or("").ends_with(field), "{shown}");
+        assert!(shown.contains(says), "{shown}");
+    }
+}
+
+#[test]
+fn an_interconnect_on_a_cpu_profile_is_refused() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("hardware-profiles");
+    let text = std::fs::read_to_string(dir.join("altra-max-m128-30-1u.toml")).unwrap();
+    let at = text.find("\n[price]").unwrap();
+    let key = text
+        .split("[sources.")
+        .nth(1)
+        .unwrap()
+        .split(']')
+        .next()
+        .unwrap();
+    let bad = format!(
+        "{}\n[interconnect]\nbandwidth_gbps = {{ value = 100, source = \"{key}\" }}\n{}",
+        &text[..at],
+        &text[at..]
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("altra-max-m128-30-1u.toml");
+    std::fs::write(&path, bad).unwrap();
+    let e = ProfileSearch::default()
+        .load(path.to_str().unwrap(), tmp.path())
+        .unwrap_err();
+    let shown = format!("{e} {}", e.help.clone().unwrap_or_default());
+    assert!(
+        shown.contains("interconnect") && shown.contains("accelerator"),
+        "{shown}"
+    );
+    assert!(e.position.is_some(), "{shown}");
+}
