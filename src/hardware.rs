@@ -284,6 +284,10 @@ pub struct Profile {
     /// Accelerators: bandwidth one device sends into a collective, one direction \[B/s\];
     /// `None`: the collectives' bytes are free.
     pub interconnect_bandwidth: Option<Cited>,
+    /// The links join devices point to point, spread over the unit's other devices (a mesh),
+    /// rather than through a switch: a group of `d` of `N` devices gets `(d−1)/(N−1)` of
+    /// [`Profile::interconnect_bandwidth`].
+    pub interconnect_mesh: bool,
     /// Coefficient of variation of the service time around the roofline time (std / mean of a
     /// log-normal multiplier of mean 1); from the profile or [`default_service_cv`].
     pub service_cv: Cited,
@@ -503,6 +507,22 @@ fn validate(
             .error_at(at, "interconnect", "is for accelerator profiles only")
             .with_help("a CPU replica runs on one chip, so no collective crosses a link; remove [interconnect]"));
     }
+    let interconnect_mesh = match f.interconnect.as_ref().and_then(|i| i.topology.as_ref()) {
+        None => false,
+        Some(t) => match t.get_ref().as_str() {
+            "switch" => false,
+            "mesh" => true,
+            other => {
+                return Err(src
+                    .error(
+                        t,
+                        "interconnect.topology",
+                        format!("unknown topology `{other}`"),
+                    )
+                    .with_help("valid: \"switch\" (every device reaches every other at the full bandwidth) or \"mesh\" (links spread over the unit's other devices)"));
+            }
+        },
+    };
     let service_cv = match read(&numbers::SERVICE_CV)? {
         Some(c) => c,
         None => default_service_cv(kind),
@@ -618,6 +638,7 @@ fn validate(
         layer_overhead_s: layer_overhead,
         allreduce_latency_s: allreduce_latency,
         interconnect_bandwidth,
+        interconnect_mesh,
         service_cv,
         batching,
         prices,

@@ -587,7 +587,8 @@ pub fn layer_overhead_s(
 
 /// The all-reduces of a tensor-parallel replica of `devices` devices, per iteration: two per
 /// layer (after attention and after the MLP; Shoeybi et al., "Megatron-LM", 2019, §3), each
-/// `α + 2(d−1)/d · m / B` for a ring over links of `B` bytes/s one way and `m` bytes summed
+/// `α + 2(d−1)/d · m / B` for a ring over links of `B` bytes/s one way ([`group_bandwidth`]) and
+/// `m` bytes summed
 /// (Patarasuk & Yuan, "Bandwidth optimal all-reduce algorithms", JPDC 69(2), 2009). Returns the
 /// fixed latency per iteration \[s\] and the bytes' time per scheduled token \[s/token\], with
 /// `m = hidden × 2 B` per token; both 0 on one device.
@@ -604,11 +605,22 @@ pub fn collective_cost(profile: &Profile, model: &GenerativeModel, devices: u32)
         Some(b) => {
             let d = devices as f64;
             let bytes = model.hidden_size.value * ALLREDUCE_BYTES_PER_ELEMENT;
-            per_iteration * 2.0 * (d - 1.0) / d * bytes / b.value
+            per_iteration * 2.0 * (d - 1.0) / d * bytes / group_bandwidth(profile, b.value, devices)
         }
         None => 0.0,
     };
     (per_iteration * alpha, per_token)
+}
+
+/// The link bandwidth a device of a `devices`-device group sends into its collective \[B/s\]:
+/// all of it through a switch; on a mesh, the share of its links that reach the group's other
+/// members, `(d−1)/(N−1)` of the `N`-device unit's.
+pub fn group_bandwidth(profile: &Profile, bandwidth: f64, devices: u32) -> f64 {
+    let n = profile.chip_count();
+    if !profile.interconnect_mesh || n <= 1 {
+        return bandwidth;
+    }
+    bandwidth * f64::from(devices.saturating_sub(1)) / f64::from(n - 1)
 }
 
 /// Lay a generative model out on a unit. A CPU replica is one chip (all its cores on one model).

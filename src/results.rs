@@ -88,6 +88,69 @@ pub struct ScenarioSummary {
     pub max_utilization: f64,
 }
 
+/// How one unit of a generative tier is split into model replicas.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ReplicaLayout {
+    /// Devices (accelerators) or chips (CPUs) per replica: the tensor-parallel degree.
+    pub devices_per_replica: u32,
+    pub replicas_per_unit: u32,
+    /// Whether the tier fixed the split (`tensor_parallel`) rather than the planner choosing it.
+    pub fixed_by_tier: bool,
+    /// The all-reduces' fixed latency in one iteration \[s\] (0 on one device).
+    pub allreduce_s_per_iteration: f64,
+}
+
+impl ReplicaLayout {
+    /// The layout of a service plan, `None` for a classic one.
+    pub fn of(
+        plan: &crate::perf::ServicePlan,
+        fixed_by_tier: bool,
+        profile: &crate::hardware::Profile,
+        workload: &crate::workload::Workload,
+    ) -> Option<Self> {
+        let (
+            crate::perf::ServicePlan::Generative(g),
+            crate::workload::Workload::Generative { model, .. },
+        ) = (plan, workload)
+        else {
+            return None;
+        };
+        Some(ReplicaLayout {
+            devices_per_replica: g.devices_per_replica,
+            replicas_per_unit: g.replicas_per_unit,
+            fixed_by_tier,
+            allreduce_s_per_iteration: crate::perf::collective_cost(
+                profile,
+                model,
+                g.devices_per_replica,
+            )
+            .0,
+        })
+    }
+
+    /// "4 replicas of 2 devices per unit (tensor parallel, chosen by the planner; all-reduce
+    /// latency 5.67 ms per iteration)", as the terminal and the PDF say it.
+    pub fn label(&self) -> String {
+        let replicas = match self.replicas_per_unit {
+            1 => "1 replica".to_string(),
+            n => format!("{n} replicas"),
+        };
+        if self.devices_per_replica <= 1 {
+            return format!("{replicas} per unit, one device or CPU chip each");
+        }
+        format!(
+            "{replicas} of {} devices per unit (tensor parallel, {}; all-reduce latency {} per iteration)",
+            self.devices_per_replica,
+            if self.fixed_by_tier {
+                "set by the tier"
+            } else {
+                "chosen by the planner"
+            },
+            crate::format::duration(self.allreduce_s_per_iteration)
+        )
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TierResult {
     pub name: String,
@@ -96,6 +159,9 @@ pub struct TierResult {
     pub precision: String,
     /// Requests per second one unit sustains at full load (roofline).
     pub unit_throughput_rps: f64,
+    /// Generative workloads: how a unit is split into model replicas (tensor parallelism);
+    /// `None` for a classic model.
+    pub replicas: Option<ReplicaLayout>,
     pub capacity: Vec<CapacityYear>,
     /// One entry per deployment option; empty when no fleet size meets the contract.
     pub options: Vec<OptionCost>,
@@ -469,6 +535,12 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
             kind: tier.profile.kind,
             precision: tier.precision.label().into(),
             unit_throughput_rps: input.unit_throughput_rps,
+            replicas: ReplicaLayout::of(
+                &tier.plan,
+                tier.batching.tensor_parallel.is_some(),
+                &tier.profile,
+                &scenario.workload,
+            ),
             capacity,
             options,
             infeasible,

@@ -797,3 +797,47 @@ fn the_prefix_cache_hit_rate_is_in_the_method_section() {
         );
     }
 }
+
+/// A generative run's split into model replicas is said in the PDF's method section and in the
+/// terminal summary, in the same words (`ReplicaLayout::label`), from results.json's
+/// `tiers[].replicas`; a classic run says nothing of it.
+#[test]
+fn the_replica_layout_is_in_the_method_section_and_the_terminal() {
+    let (dir, _tmp) = out_dir("pdf-replicas");
+    let plain = with_latency(from_toml(MIXED));
+    assert!(plain.tiers.iter().all(|t| t.replicas.is_none()));
+    let t = text(&write_pdf(&plain, &dir, "plain.pdf"));
+    assert!(!t.contains("Model replicas"), "a classic run has none");
+
+    let mut r = with_latency(from_toml(MIXED));
+    let layout = tco_sim::results::ReplicaLayout {
+        devices_per_replica: 2,
+        replicas_per_unit: 4,
+        fixed_by_tier: false,
+        allreduce_s_per_iteration: 0.005_67,
+    };
+    r.tiers[0].replicas = Some(layout);
+    let label = layout.label();
+    assert!(
+        label.contains("4 replicas of 2 devices") && label.contains("5.67 ms"),
+        "{label}"
+    );
+    let t = text(&write_pdf(&r, &dir, "replicas.pdf"));
+    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = t.find("Model replicas:").expect("the method says so");
+    assert!(
+        t[..at].contains("How the numbers are made"),
+        "in the method section"
+    );
+    let said = format!("{}: {label}.", r.tiers[0].name);
+    assert!(
+        t[at..].contains(&said),
+        "{said:?} in {:?}",
+        &t[at..at + 600.min(t.len() - at)]
+    );
+    let terminal = tco_sim::report::table::render(&r);
+    assert!(
+        terminal.contains(&format!("  {}: {label}\n", r.tiers[0].name)),
+        "{terminal}"
+    );
+}

@@ -270,3 +270,82 @@ fn an_interconnect_on_a_cpu_profile_is_refused() {
     );
     assert!(e.position.is_some(), "{shown}");
 }
+
+#[test]
+fn a_mesh_gives_a_small_group_its_share_of_the_links() {
+    let p = profile("mi300x-8x");
+    assert!(p.interconnect_mesh);
+    let bw = p.interconnect_bandwidth.as_ref().unwrap().value;
+    let w = llama70b(Precision::Fp8);
+    for d in [2u32, 4, 8] {
+        let g = generative(&p, &w, Some(d)).unwrap();
+        let df = f64::from(d);
+        // d − 1 of the 7 peers' links, each ring step 2(d−1)/d of 8192 × 2 B.
+        let share = bw * (df - 1.0) / 7.0;
+        let per_token = 160.0 * 2.0 * (df - 1.0) / df * 8192.0 * 2.0 / share;
+        assert!(close(g.collective_s_per_token, per_token), "{d}");
+    }
+    // A switch gives every group the whole bandwidth.
+    let mut switch = p.clone();
+    switch.interconnect_mesh = false;
+    let g = generative(&switch, &w, Some(2)).unwrap();
+    assert!(close(g.collective_s_per_token, 160.0 * 8192.0 * 2.0 / bw));
+}
+
+#[test]
+fn an_unknown_topology_is_refused_with_the_valid_ones() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("hardware-profiles");
+    let text = std::fs::read_to_string(dir.join("mi300x-8x.toml")).unwrap();
+    let bad = text.replace("topology = \"mesh\"", "topology = \"torus\"");
+    assert_ne!(bad, text);
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("mi300x-8x.toml");
+    std::fs::write(&path, bad).unwrap();
+    let e = ProfileSearch::default()
+        .load(path.to_str().unwrap(), tmp.path())
+        .unwrap_err();
+    let shown = format!("{e} {}", e.help.clone().unwrap_or_default());
+    assert!(
+        shown.contains("torus") && shown.contains("\"mesh\""),
+        "{shown}"
+    );
+    assert_eq!(e.field.as_deref(), Some("interconnect.topology"), "{shown}");
+    assert!(e.position.is_some(), "{shown}");
+}
+
+/// results.json gives each generative tier's split, from the plan the tier was sized with.
+#[test]
+fn results_name_each_generative_tiers_replicas() {
+    let s = scenario(&llama70b_chat_with("hgx-h100-8x", "tensor_parallel = 4\n")).unwrap();
+    let r = tco_sim::results::plan(&s, tco_sim::results::Method::Analytic, &|_, _| {}).unwrap();
+    for (t, tier) in r.tiers.iter().zip(&s.tiers) {
+        let l = t.replicas.expect("a generative tier has replicas");
+        let ServicePlan::Generative(g) =
+            perf::plan(&tier.profile, &s.workload, tier.precision, &tier.batching).unwrap()
+        else {
+            unreachable!()
+        };
+        assert_eq!(
+            (l.devices_per_replica, l.replicas_per_unit),
+            (g.devices_per_replica, g.replicas_per_unit)
+        );
+        assert_eq!(
+            l.fixed_by_tier,
+            tier.profile.name == "hgx-h100-8x",
+            "{}",
+            t.name
+        );
+        if l.devices_per_replica > 1 {
+            assert!(l.allreduce_s_per_iteration > 0.0, "{}", t.name);
+        }
+    }
+    let json = serde_json::to_value(&r).unwrap();
+    let h100 = json["tiers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["profile"] == "hgx-h100-8x")
+        .unwrap();
+    assert_eq!(h100["replicas"]["devices_per_replica"], 4);
+    assert_eq!(h100["replicas"]["replicas_per_unit"], 2);
+}

@@ -120,6 +120,11 @@ pub struct InterconnectFile {
     /// Bandwidth one device sends into the collective, one direction \[GB/s = 1e9 B/s\].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bandwidth_gbps: Option<CitedEntry>,
+    /// "switch" (default: every device reaches every other at `bandwidth_gbps`, NVSwitch) or
+    /// "mesh" (point-to-point links spread evenly over the unit's other devices, so a group of
+    /// `d` of `N` devices reaches its peers over `(d−1)/(N−1)` of them: Infinity Fabric, Gaudi).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topology: Option<toml::Spanned<String>>,
 }
 
 /// Serving configuration, not a hardware fact; a scenario tier may override it.

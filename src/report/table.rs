@@ -182,6 +182,11 @@ pub fn render(r: &RunResults) -> String {
         "{}\n  workload: {} ({}) · traffic: {} · SLO: {} · horizon: {} years\n  fleet sizing: {}\n",
         s.name, s.workload, s.precision, s.traffic, s.slo, s.horizon_years, s.capacity_method
     );
+    for t in &r.tiers {
+        if let Some(l) = &t.replicas {
+            out.push_str(&format!("  {}: {}\n", t.name, l.label()));
+        }
+    }
     out.push_str(&capacity_table(r));
     out.push_str(&cost_table(r));
     out.push_str(&efficiency_table(r));

@@ -217,6 +217,7 @@ pub fn degenerate() -> RunResults {
                 kind: UnitKind::Cpu,
                 precision: "int8".into(),
                 unit_throughput_rps: 0.0,
+                replicas: None,
                 capacity: vec![year(1)],
                 options: vec![zero_option(DeploymentOption::OnPrem, 1)],
                 infeasible: None,
@@ -234,6 +235,7 @@ pub fn degenerate() -> RunResults {
                 kind: UnitKind::Gpu,
                 precision: "int8".into(),
                 unit_throughput_rps: 10.0,
+                replicas: None,
                 capacity: vec![year(1)],
                 options: vec![],
                 infeasible: Some(

@@ -1035,6 +1035,9 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     if let Some(b) = prefix_caching_bullet(r) {
         l.bullet(&b, BODY);
     }
+    if let Some(b) = replicas_bullet(r) {
+        l.bullet(&b, BODY);
+    }
 
     l.heading("What the model leaves out", 2, 60.0);
     let mut caveats: Vec<String> = vec![];
@@ -1175,6 +1178,26 @@ fn prefix_caching_bullet(r: &RunResults) -> Option<String> {
              vLLM's automatic prefix caching does) are not prefilled again; requests match by the \
              trace's block hashes. Share of prompt tokens that hit, at the planned fleets over \
              the years: {}.",
+            per_tier.join("; ")
+        )
+    })
+}
+
+/// How each generative tier's units are split into model replicas, from results.json's
+/// `tiers[].replicas` (the terminal prints the same [`crate::results::ReplicaLayout::label`]);
+/// `None` for a classic workload.
+fn replicas_bullet(r: &RunResults) -> Option<String> {
+    let per_tier: Vec<String> = r
+        .tiers
+        .iter()
+        .filter_map(|t| Some(format!("{}: {}", t.name, t.replicas.as_ref()?.label())))
+        .collect();
+    (!per_tier.is_empty()).then(|| {
+        format!(
+            "Model replicas: a model too large for one device, or faster split, runs tensor \
+             parallel over several, paying two all-reduces per layer per iteration over the \
+             unit's links (a fixed latency each, and the activations at the links' bandwidth). \
+             {}.",
             per_tier.join("; ")
         )
     })
