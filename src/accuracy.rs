@@ -201,6 +201,7 @@ pub enum Constant {
     BatchOverhead,
     LayerOverhead,
     AllreduceLatency,
+    AttentionMemory,
 }
 
 impl Constant {
@@ -214,6 +215,7 @@ impl Constant {
             Constant::BatchOverhead => "efficiency.batch_overhead_ms",
             Constant::LayerOverhead => "efficiency.layer_overhead_ms",
             Constant::AllreduceLatency => "interconnect.allreduce_latency_us",
+            Constant::AttentionMemory => "efficiency.attention_memory",
         }
     }
     /// Valid range in the profile's SI units (the declaration in `hardware::numbers`).
@@ -222,7 +224,8 @@ impl Constant {
             Constant::Compute
             | Constant::ComputeConv
             | Constant::ComputeMatmul
-            | Constant::Memory => (0.001, 1.0),
+            | Constant::Memory
+            | Constant::AttentionMemory => (0.001, 1.0),
             Constant::BatchOverhead => (0.0, 0.1),
             Constant::LayerOverhead | Constant::AllreduceLatency => (0.0, 0.01),
         }
@@ -236,6 +239,10 @@ impl Constant {
             Constant::BatchOverhead => p.batch_overhead_s.value,
             Constant::LayerOverhead => p.layer_overhead_s.as_ref().map_or(0.0, |c| c.value),
             Constant::AllreduceLatency => p.allreduce_latency_s.as_ref().map_or(0.0, |c| c.value),
+            Constant::AttentionMemory => p
+                .efficiency_attention_memory
+                .as_ref()
+                .map_or(p.efficiency_memory.value, |c| c.value),
         }
     }
     fn set(self, p: &mut Profile, v: f64) {
@@ -247,6 +254,7 @@ impl Constant {
             Constant::BatchOverhead => p.batch_overhead_s.value = v,
             Constant::LayerOverhead => set_class(&mut p.layer_overhead_s, v),
             Constant::AllreduceLatency => set_class(&mut p.allreduce_latency_s, v),
+            Constant::AttentionMemory => set_class(&mut p.efficiency_attention_memory, v),
         }
     }
     /// The value as the profile file writes it (ms for the overheads, µs for the latency).
@@ -316,6 +324,10 @@ pub struct Row {
     /// degree; default: the planner's choice) — a configuration, not a fitted constant.
     #[serde(default)]
     pub tensor_parallel: Option<u32>,
+    /// Compiled-shape rows: the sequence length the model was compiled for (Neuron's
+    /// "Sequence Length" column), which every decoding sequence's attention reads.
+    #[serde(default)]
+    pub compiled_context_tokens: Option<u32>,
     #[serde(default)]
     pub prompt_tokens: Option<u32>,
     #[serde(default)]
@@ -589,6 +601,7 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
         batching.cores_per_request = k;
     }
     batching.tensor_parallel = r.tensor_parallel;
+    batching.compiled_context_tokens = r.compiled_context_tokens;
     let plan = perf::plan(profile, &w, r.precision, &batching)?;
     let units = r.units as f64;
     Ok(match r.metric {

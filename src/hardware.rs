@@ -194,6 +194,10 @@ pub struct Batching {
     /// vLLM's `--tensor-parallel-size`; `None`: the planner picks the group size that gives the
     /// unit the most throughput. A tier sets it (`tensor_parallel`); profiles do not.
     pub tensor_parallel: Option<u32>,
+    /// Compiled-shape devices, generative models: the context length the attention was compiled
+    /// for (Neuron's `n_positions`), which every decoding sequence reads whatever its own
+    /// context; `None`: each reads its own. A tier sets it (`compiled_context_tokens`).
+    pub compiled_context_tokens: Option<u32>,
     /// How a generative model's iterations are scheduled (ignored by classic models).
     pub generative: GenerativeScheduling,
 }
@@ -276,6 +280,9 @@ pub struct Profile {
     /// Compute efficiency of matmul-dominated classic models; `None`: `efficiency_compute`.
     pub efficiency_compute_matmul: Option<Cited>,
     pub efficiency_memory: Cited,
+    /// Generative models: fraction of the bandwidth the attention's KV-cache read reaches;
+    /// `None`: `efficiency_memory`.
+    pub efficiency_attention_memory: Option<Cited>,
     pub batch_overhead_s: Cited,
     /// Fixed time per layer of a forward pass \[s\]; `None`: 0.
     pub layer_overhead_s: Option<Cited>,
@@ -491,6 +498,7 @@ fn validate(
     let e_conv = read(&numbers::EFFICIENCY_COMPUTE_CONV)?;
     let e_matmul = read(&numbers::EFFICIENCY_COMPUTE_MATMUL)?;
     let e_m = required(&numbers::EFFICIENCY_MEMORY)?;
+    let e_attention = read(&numbers::EFFICIENCY_ATTENTION_MEMORY)?;
     let t0 = required(&numbers::BATCH_OVERHEAD)?;
     let layer_overhead = read(&numbers::LAYER_OVERHEAD)?;
     let allreduce_latency = read(&numbers::ALLREDUCE_LATENCY)?;
@@ -536,6 +544,7 @@ fn validate(
             generative: GenerativeScheduling::default(),
             cores_per_request: 1,
             tensor_parallel: None,
+            compiled_context_tokens: None,
         },
         Some(b) => {
             let max_batch = *b.max_batch.get_ref();
@@ -575,6 +584,7 @@ fn validate(
                 generative: GenerativeScheduling::default(),
                 cores_per_request: 1,
                 tensor_parallel: None,
+                compiled_context_tokens: None,
             }
         }
     };
@@ -634,6 +644,7 @@ fn validate(
         efficiency_compute_conv: e_conv,
         efficiency_compute_matmul: e_matmul,
         efficiency_memory: e_m,
+        efficiency_attention_memory: e_attention,
         batch_overhead_s: t0,
         layer_overhead_s: layer_overhead,
         allreduce_latency_s: allreduce_latency,

@@ -165,6 +165,9 @@ pub struct GenerativePlan {
     /// The bytes of a token's all-reduces across a tensor-parallel replica \[s/token\] (0 on one
     /// device; their fixed latency is in `fixed_s`).
     pub collective_s_per_token: f64,
+    /// Compiled-shape devices: the context every decoding sequence's attention reads
+    /// \[tokens\]; 0: its own context.
+    pub compiled_context_tokens: f64,
     /// Token budget and KV allocation of an iteration.
     pub scheduler: Scheduler,
     /// Spread of each iteration's time around [`GenerativePlan::iteration_s`], its mean.
@@ -183,6 +186,7 @@ impl GenerativePlan {
             kv_read_s_per_token: self.kv_read_s_per_token,
             attention_s_per_pair: self.attention_s_per_pair,
             collective_s_per_token: self.collective_s_per_token,
+            compiled_context_tokens: self.compiled_context_tokens,
         }
     }
 
@@ -373,6 +377,13 @@ pub fn plan(
             }
             roof.t0_s += layer_overhead_s(profile, model.layers.as_ref().map(|l| l.value), &model.name)?;
             check_fits(profile, w, 1)?;
+            if batching.compiled_context_tokens.is_some() {
+                return Err(InputError::new(format!(
+                    "compiled_context_tokens has no effect on `{}`: a classic model has no KV cache",
+                    model.name
+                ))
+                .with_help("compiled_context_tokens applies to generative models; remove it"));
+            }
             if batching.tensor_parallel.is_some() {
                 return Err(InputError::new(format!(
                     "tensor_parallel has no effect on `{}`: a classic model runs whole on each device or core",
@@ -506,6 +517,7 @@ fn cpu_classic_plan(
         compiled_batch_sizes: vec![],
         cores_per_request: k,
         tensor_parallel: None,
+        compiled_context_tokens: None,
         generative: batching.generative,
     };
     let batch_time_s = if cpu_batching.max_batch > 1 {
@@ -644,6 +656,19 @@ fn generative_plan(
     let mem = profile.memory_bytes_per_chip.value;
     let needed = w + 4096.0 * kv;
     let per_layer = layer_overhead_s(profile, Some(model.layers.value), &model.name)?;
+    // The attention's KV read reaches its own share of the bandwidth where the profile gives
+    // one (a runtime whose attention kernel streams the cache less well than a GEMM its weights).
+    let e_attention = profile
+        .efficiency_attention_memory
+        .as_ref()
+        .map_or(roof.e_memory, |c| c.value);
+    if batching.compiled_context_tokens.is_some() && batching.compiled_batch_sizes.is_empty() {
+        return Err(InputError::new(format!(
+            "compiled_context_tokens has no effect on `{}`: it compiles no shapes",
+            profile.name
+        ))
+        .with_help("compiled_context_tokens is for compiled-shape devices (a profile with batching.compiled_batch_sizes, e.g. Inferentia); remove it"));
+    }
     let layout = |devices: u32, peak: f64, bandwidth: f64| {
         let kv_capacity = ((devices as f64 * mem * USABLE_MEMORY_FRACTION - w) / kv).floor() as u64;
         let flops_per_token = model.flops_per_token();
@@ -658,9 +683,10 @@ fn generative_plan(
             prefill_s_per_token: flops_per_token / compute,
             decode_compute_s_per_seq: flops_per_token / compute,
             weight_read_s: w / (bandwidth * roof.e_memory),
-            kv_read_s_per_token: kv / (bandwidth * roof.e_memory),
+            kv_read_s_per_token: kv / (bandwidth * e_attention),
             attention_s_per_pair: model.attention_flops_per_pair() / compute,
             collective_s_per_token,
+            compiled_context_tokens: batching.compiled_context_tokens.map_or(0.0, f64::from),
             scheduler: scheduler(profile, &batching.generative),
             variability: Variability::lognormal(profile.service_cv.value),
         }
@@ -904,6 +930,7 @@ mod tests {
             kv_read_s_per_token: 1e-7,
             attention_s_per_pair: 0.0,
             collective_s_per_token: 0.0,
+            compiled_context_tokens: 0.0,
             scheduler: Scheduler::legacy(),
             variability: Variability::None,
         };
@@ -927,6 +954,7 @@ mod tests {
             // 4 × 32 layers × 4096 hidden / 800 TFLOP/s.
             attention_s_per_pair: 4.0 * 32.0 * 4096.0 / 8e14,
             collective_s_per_token: 0.0,
+            compiled_context_tokens: 0.0,
             scheduler,
             variability: Variability::None,
         }

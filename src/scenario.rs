@@ -755,6 +755,33 @@ fn validate_tier(
         let chips = i64::from(profile.chip_count());
         batching.tensor_parallel = Some(whole(src, d, &field("tensor_parallel"), 1, chips)?);
     }
+    if let Some(c) = &t.compiled_context_tokens {
+        let why_not = if profile.batching.compiled_batch_sizes.is_empty() {
+            Some(format!(
+                "profile `{}` compiles no shapes: its attention reads each sequence's own context",
+                profile.name
+            ))
+        } else if !matches!(workload, crate::workload::Workload::Generative { .. }) {
+            Some(format!(
+                "workload `{}` is a classic model, which has no KV cache",
+                workload.name()
+            ))
+        } else {
+            None
+        };
+        if let Some(why) = why_not {
+            return Err(src
+                .error(c, field("compiled_context_tokens"), why)
+                .with_help("compiled_context_tokens is for generative models on compiled-shape tiers (Inferentia); remove it"));
+        }
+        batching.compiled_context_tokens = Some(whole(
+            src,
+            c,
+            &field("compiled_context_tokens"),
+            1,
+            1_000_000,
+        )?);
+    }
     // The tier's service-time spread replaces the profile's before the plan is built from it.
     let mut profile = profile;
     let service_cv_override = match &t.service_cv {

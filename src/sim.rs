@@ -354,7 +354,9 @@ pub enum ServiceDist {
 /// with P the prompt tokens prefilled in this iteration, D the sequences taking a decode step and
 /// K the context tokens (prompt + generated so far) of every sequence in the batch, whose KV
 /// cache the attention reads; the compute side also counts `A·attention_s_per_pair` for the A
-/// query–key pairs of the attention ([`attention_pairs`]). A tensor-parallel replica adds its
+/// query–key pairs of the attention ([`attention_pairs`]); on a compiled-shape device each
+/// decoding sequence reads the compiled context's KV instead of its own
+/// (`compiled_context_tokens`). A tensor-parallel replica adds its
 /// all-reduces after the roofline, `(P + D)·collective_s_per_token` (their fixed latency is in
 /// `fixed_s`): serving engines run them between a layer's GEMMs, not overlapped with them
 /// (Shoeybi et al., "Megatron-LM", 2019, §3: two all-reduces per layer in the forward pass).
@@ -378,6 +380,10 @@ pub struct IterationCost {
     /// Tensor parallelism: the bytes of every all-reduce of one scheduled token (prompt token or
     /// decode step) across the replica's links \[s/token\]; 0 on one device.
     pub collective_s_per_token: f64,
+    /// Compiled-shape devices (Neuron): the context length the attention was compiled for
+    /// \[tokens\]. Every decoding sequence reads this much KV cache, whatever its own context:
+    /// the KV read is `max(K, D × compiled_context_tokens)`. 0: each reads its own context.
+    pub compiled_context_tokens: f64,
 }
 
 impl IterationCost {
@@ -388,7 +394,13 @@ impl IterationCost {
         let compute = w.prefill_tokens * self.prefill_s_per_token
             + w.decode_seqs * self.decode_compute_s_per_seq
             + w.attention_pairs * self.attention_s_per_pair;
-        let memory = self.weight_read_s + w.context_tokens * self.kv_read_s_per_token;
+        let kv_tokens = if self.compiled_context_tokens > 0.0 {
+            w.context_tokens
+                .max(w.decode_seqs * self.compiled_context_tokens)
+        } else {
+            w.context_tokens
+        };
+        let memory = self.weight_read_s + kv_tokens * self.kv_read_s_per_token;
         let collectives = (w.prefill_tokens + w.decode_seqs) * self.collective_s_per_token;
         self.fixed_s + compute.max(memory) + collectives
     }

@@ -39,6 +39,7 @@ fn one_ms() -> IterationCost {
         kv_read_s_per_token: 0.0,
         attention_s_per_pair: 0.0,
         collective_s_per_token: 0.0,
+        compiled_context_tokens: 0.0,
     }
 }
 
@@ -123,6 +124,7 @@ fn preemption_only_when_the_cache_is_exhausted() {
         kv_read_s_per_token: 0.000_000_5,
         attention_s_per_pair: 1e-9,
         collective_s_per_token: 0.0,
+        compiled_context_tokens: 0.0,
     };
     let go = |kv: u64| {
         let f = llm(kv, 32, cost.clone(), paged(16, Some(512)));
@@ -161,6 +163,7 @@ fn chunked_prefill_keeps_decode_tpot_bounded_when_a_long_prompt_arrives() {
         kv_read_s_per_token: 0.0,
         attention_s_per_pair: 0.0,
         collective_s_per_token: 0.0,
+        compiled_context_tokens: 0.0,
     };
     let mut reqs: Vec<Request> = (0..4).map(|_| tok(0.0, 10, 40)).collect();
     reqs.push(tok(5.0, 100_000, 2));
@@ -202,6 +205,7 @@ fn attention_cost_slows_long_contexts() {
         kv_read_s_per_token: 0.0,
         attention_s_per_pair: a,
         collective_s_per_token: 0.0,
+        compiled_context_tokens: 0.0,
     };
     let tpot = |a: f64, prompt: u32| {
         let t = trace(

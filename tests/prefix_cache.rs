@@ -46,6 +46,7 @@ fn fleet(prefix: Option<&Trace>, units: u32, dispatch: Dispatch, kv: u64) -> Fle
                 kv_read_s_per_token: 1e-10,
                 attention_s_per_pair: 0.0,
                 collective_s_per_token: 0.0,
+                compiled_context_tokens: 0.0,
             },
             variability: Variability::None,
             // The earlier engine (whole prompts, whole context reserved), so the hand-made

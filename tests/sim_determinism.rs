@@ -97,6 +97,7 @@ fn plain_fleets() -> Vec<FleetSpec> {
                     kv_read_s_per_token: 0.000_001,
                     attention_s_per_pair: 0.0,
                     collective_s_per_token: 0.0,
+                    compiled_context_tokens: 0.0,
                 },
             },
             ..base.clone()
@@ -123,6 +124,7 @@ fn plain_fleets() -> Vec<FleetSpec> {
                     kv_read_s_per_token: 0.000_001,
                     attention_s_per_pair: 1e-9,
                     collective_s_per_token: 0.0,
+                    compiled_context_tokens: 0.0,
                 },
             },
             ..base

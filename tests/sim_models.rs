@@ -179,6 +179,7 @@ fn simple_cost() -> IterationCost {
         kv_read_s_per_token: 0.0,
         attention_s_per_pair: 0.0,
         collective_s_per_token: 0.0,
+        compiled_context_tokens: 0.0,
     }
 }
 
@@ -250,6 +251,7 @@ fn continuous_memory_term_counts_context() {
         kv_read_s_per_token: 0.0001,
         attention_s_per_pair: 0.0,
         collective_s_per_token: 0.0,
+        compiled_context_tokens: 0.0,
     };
     let f = fleet(1, llm(8, 1000, cost), Dispatch::SharedQueue);
     let t = trace(&f, vec![tok(0.0, 10, 2)]);
@@ -544,6 +546,7 @@ fn models_reduce_to_md_c_where_they_coincide() {
                 kv_read_s_per_token: 0.0,
                 attention_s_per_pair: 0.0,
                 collective_s_per_token: 0.0,
+                compiled_context_tokens: 0.0,
             },
         },
     ];

@@ -62,6 +62,7 @@ fn server() -> impl Strategy<Value = ServerModel> {
                     kv_read_s_per_token: 0.000_000_5,
                     attention_s_per_pair: 0.0,
                     collective_s_per_token: 0.0,
+                    compiled_context_tokens: 0.0,
                 },
                 variability: Variability::Empirical {
                     relative: vec![0.8, 1.0, 1.4],

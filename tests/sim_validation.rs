@@ -42,6 +42,7 @@ fn cost() -> IterationCost {
         kv_read_s_per_token: 0.0,
         attention_s_per_pair: 0.0,
         collective_s_per_token: 0.0,
+        compiled_context_tokens: 0.0,
     }
 }
 
@@ -205,6 +206,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
                 kv_read_s_per_token: -1.0,
                 attention_s_per_pair: 0.0,
                 collective_s_per_token: 0.0,
+                compiled_context_tokens: 0.0,
                 ..cost()
             },
         },

@@ -1,7 +1,8 @@
-//! Tensor parallelism and per-layer overhead: the all-reduce cost of a replica split over devices
-//! (`[interconnect]`), the tier key that fixes the split (`tensor_parallel`), and the fixed time
-//! per layer (`efficiency.layer_overhead_ms`) — each against hand arithmetic, and each bad input
-//! refused where it is written.
+//! Tensor parallelism, per-layer overhead and compiled contexts: the all-reduce cost of a replica
+//! split over devices (`[interconnect]`), the tier key that fixes the split (`tensor_parallel`),
+//! the fixed time per layer (`efficiency.layer_overhead_ms`) and the KV a compiled-shape device
+//! reads (`compiled_context_tokens`, `efficiency.attention_memory`) — each against hand
+//! arithmetic, and each bad input refused where it is written.
 
 use std::path::Path;
 
@@ -348,4 +349,88 @@ fn results_name_each_generative_tiers_replicas() {
         .unwrap();
     assert_eq!(h100["replicas"]["devices_per_replica"], 4);
     assert_eq!(h100["replicas"]["replicas_per_unit"], 2);
+}
+
+/// A compiled-shape device's decoding sequences read the compiled context's KV, whatever their
+/// own context; the read runs at the profile's attention efficiency.
+#[test]
+fn a_compiled_context_is_read_whole_by_every_decoding_sequence() {
+    let p = profile("aws-inf2.48xlarge");
+    let e_attention = p.efficiency_attention_memory.as_ref().unwrap().value;
+    assert!(e_attention < p.efficiency_memory.value);
+    let w = Workload::Generative {
+        model: workload::generative_preset("llama-3-8b").unwrap(),
+        precision: Precision::Int8,
+        prompt_tokens: workload::TokenCount::Fixed { tokens: 128 },
+        output_tokens: workload::TokenCount::Fixed { tokens: 1000 },
+        tokens_from_trace: false,
+    };
+    let plan = |compiled: Option<u32>| {
+        let batching = Batching {
+            tensor_parallel: Some(12),
+            compiled_context_tokens: compiled,
+            ..p.batching.clone()
+        };
+        match perf::plan(&p, &w, Precision::Int8, &batching).unwrap() {
+            ServicePlan::Generative(g) => g,
+            ServicePlan::Classic(_) => unreachable!(),
+        }
+    };
+    let own = plan(None);
+    let compiled = plan(Some(4096));
+    // The KV read per token: 128 KiB over 12 chips' bandwidth at the attention efficiency.
+    let kv = 131_072.0 / (12.0 * p.memory_bandwidth_per_chip.value * e_attention);
+    assert!(close(own.kv_read_s_per_token, kv));
+    assert_eq!(compiled.compiled_context_tokens, 4096.0);
+    // 8 sequences at 600 tokens of context each: their own read 4,800 tokens, the compiled
+    // shape 8 x 4,096.
+    let (seqs, ctx) = (8.0, 8.0 * 600.0);
+    let t_own = own.iteration_s(0.0, seqs, ctx, ctx);
+    let t_compiled = compiled.iteration_s(0.0, seqs, ctx, ctx);
+    let memory = |tokens: f64| own.weight_read_s + tokens * kv;
+    let compute = seqs * own.decode_compute_s_per_seq + ctx * own.attention_s_per_pair;
+    let rest = own.fixed_s + seqs * own.collective_s_per_token;
+    assert!(close(t_own, rest + compute.max(memory(ctx))));
+    assert!(close(t_compiled, rest + compute.max(memory(seqs * 4096.0))));
+    // A context longer than the compiled one (a prefill chunk's) is read as it is.
+    let long = 8.0 * 5000.0;
+    assert!(close(
+        compiled.iteration_s(0.0, seqs, long, long),
+        own.iteration_s(0.0, seqs, long, long)
+    ));
+}
+
+#[test]
+fn a_compiled_context_is_refused_where_it_has_no_effect() {
+    let p = profile("hgx-h100-8x");
+    let batching = Batching {
+        compiled_context_tokens: Some(4096),
+        ..p.batching.clone()
+    };
+    let e = perf::plan(&p, &llama70b(Precision::Fp8), Precision::Fp8, &batching).unwrap_err();
+    assert!(e.to_string().contains("compiles no shapes"), "{e}");
+    let e = scenario(&llama70b_chat_with(
+        "hgx-h100-8x",
+        "compiled_context_tokens = 4096\n",
+    ))
+    .unwrap_err();
+    assert!(e.position.is_some(), "{e}");
+    assert!(
+        e.field
+            .as_deref()
+            .unwrap_or("")
+            .ends_with("compiled_context_tokens"),
+        "{e}"
+    );
+    let s = scenario(&llama70b_chat_with(
+        "aws-inf2.48xlarge",
+        "compiled_context_tokens = 4096\n",
+    ))
+    .unwrap();
+    let t = s
+        .tiers
+        .iter()
+        .find(|t| t.profile.name == "aws-inf2.48xlarge")
+        .unwrap();
+    assert_eq!(t.batching.compiled_context_tokens, Some(4096));
 }

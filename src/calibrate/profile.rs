@@ -360,6 +360,9 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
         // Not measured: the base profile's per-layer overhead (it belongs to its runtime).
         layer_overhead_ms: base
             .and_then(|b| b.efficiency.layer_overhead_ms.as_ref().map(clone_entry)),
+        // Not measured by the kernels: the base profile's, if it has one.
+        attention_memory: base
+            .and_then(|b| b.efficiency.attention_memory.as_ref().map(clone_entry)),
     };
     let price = match base {
         Some(b) => PriceFile {

@@ -108,6 +108,9 @@ pub struct EfficiencyFile {
     /// on top of `batch_overhead_ms` \[ms\] (absent: 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layer_overhead_ms: Option<CitedEntry>,
+    /// Fraction of the bandwidth a generative model's KV-cache read reaches (absent: `memory`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attention_memory: Option<CitedEntry>,
 }
 
 /// The links between the devices of a unit, which tensor parallelism's all-reduces cross.

@@ -395,6 +395,18 @@ pub const EFFICIENCY_MEMORY: ProfileNumber = ProfileNumber {
     held: |p| Some(&p.efficiency_memory),
     held_mut: |p| Some(&mut p.efficiency_memory),
 };
+pub const EFFICIENCY_ATTENTION_MEMORY: ProfileNumber = ProfileNumber {
+    key: "efficiency.attention_memory",
+    label: "efficiency.attention_memory",
+    unit: "fraction",
+    scale: 1.0,
+    valid: FRACTION,
+    presence: Presence::Optional,
+    help: "generative models: fraction of peak memory bandwidth the attention's KV-cache read reaches, where a runtime's attention kernel streams the cache less well than its GEMMs stream weights; absent: efficiency.memory",
+    raw: |f| f.efficiency.attention_memory.as_ref(),
+    held: |p| p.efficiency_attention_memory.as_ref(),
+    held_mut: |p| p.efficiency_attention_memory.as_mut(),
+};
 pub const BATCH_OVERHEAD: ProfileNumber = ProfileNumber {
     key: "efficiency.batch_overhead_ms",
     label: "efficiency.batch_overhead [s]",
@@ -560,6 +572,7 @@ pub static PROFILE_NUMBERS: &[ProfileNumber] = &[
     EFFICIENCY_COMPUTE_CONV,
     EFFICIENCY_COMPUTE_MATMUL,
     EFFICIENCY_MEMORY,
+    EFFICIENCY_ATTENTION_MEMORY,
     BATCH_OVERHEAD,
     LAYER_OVERHEAD,
     SERVICE_CV,

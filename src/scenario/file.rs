@@ -240,6 +240,10 @@ pub struct TierFile {
     /// vLLM's `--tensor-parallel-size`); default: the planner's choice.
     #[serde(default)]
     pub tensor_parallel: Option<Spanned<i64>>,
+    /// Compiled-shape accelerator tiers (Inferentia), generative workloads: the context length
+    /// the model's attention was compiled for (Neuron `n_positions`) \[tokens\].
+    #[serde(default)]
+    pub compiled_context_tokens: Option<Spanned<i64>>,
     /// How often an autoscaled cloud fleet may change size \[hours\] (default 1: hour by hour).
     #[serde(default)]
     pub autoscale_interval_hours: Option<Spanned<i64>>,

@@ -589,6 +589,7 @@ mod tests {
                     kv_read_s_per_token: 0.0,
                     attention_s_per_pair: 0.0,
                     collective_s_per_token: 0.0,
+                    compiled_context_tokens: 0.0,
                 },
             },
             dispatch: Dispatch::RoundRobin,

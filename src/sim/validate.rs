@@ -197,6 +197,10 @@ fn iteration_cost(c: &IterationCost) -> Result<(), SimError> {
         "server.cost.collective_s_per_token",
         c.collective_s_per_token,
     )?;
+    non_negative(
+        "server.cost.compiled_context_tokens",
+        c.compiled_context_tokens,
+    )?;
     // Every iteration must take time, or a replica could emit tokens without time passing.
     if c.fixed_s + c.weight_read_s <= 0.0 {
         return Err(SimError::BadNumber {
