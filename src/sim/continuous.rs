@@ -138,12 +138,9 @@ struct Replica {
 
 pub(crate) struct Continuous {
     max_batch: usize,
-    /// KV capacity in the allocation's units: blocks (paged) or tokens (reserve).
-    kv_capacity: u64,
-    /// Tokens per allocation unit (the block size, or 1).
-    kv_unit_tokens: u64,
+    /// The KV allocation: paged or reserved, its capacity and its unit.
+    kv: Kv,
     budget: Option<u32>,
-    paged: bool,
     cost: IterationCost,
     replicas: Vec<Replica>,
     /// Per station, idle replicas, longest idle first.
@@ -153,7 +150,7 @@ pub(crate) struct Continuous {
     prefix: PrefixCaches,
 }
 
-/// The engine's view of the KV allocation, shared by the replica methods.
+/// The KV allocation of every replica of the engine, shared by the replica methods.
 #[derive(Clone, Copy)]
 struct Kv {
     paged: bool,
@@ -378,10 +375,8 @@ impl Continuous {
         };
         Continuous {
             max_batch: max_batch as usize,
-            kv_capacity: kv / unit,
-            kv_unit_tokens: unit,
+            kv: engine_kv,
             budget: max_batched_tokens,
-            paged,
             cost,
             replicas: (0..fleet.units * replicas)
                 .map(|r| Replica::new(r / replicas, engine_kv))
@@ -392,18 +387,10 @@ impl Continuous {
         }
     }
 
-    fn kv(&self) -> Kv {
-        Kv {
-            paged: self.paged,
-            capacity: self.kv_capacity,
-            unit_tokens: self.kv_unit_tokens,
-        }
-    }
-
     /// Admit what fits, schedule and start the next iteration of replica `r`; if it has nothing
     /// to run it goes idle. Returns whether an iteration started.
     fn start_iteration(&mut self, core: &mut Core, r: u32) -> bool {
-        let kv = self.kv();
+        let kv = self.kv;
         let st = core.station_of_unit(self.replicas[r as usize].unit);
         let now = core.now;
         let mut budget = self.budget.map_or(u64::MAX, u64::from);
@@ -425,7 +412,9 @@ impl Continuous {
         let mut self_preempted = false;
         if rep.kv_used + need <= kv.capacity {
             rep.kv_used += need;
-            budget -= n;
+            // Never underflows (the invariant above, debug-asserted); saturating all the same,
+            // so a release build could only schedule less, never wrap.
+            budget = budget.saturating_sub(n);
             let cached = rep.decoding_cached_off + i128::from(n) * i128::from(rep.tick);
             let cached = u64::try_from(cached).expect("cached tokens are counts");
             work.decode += n;
@@ -556,7 +545,7 @@ impl Continuous {
                 .map_or_else(|_| work.pairs as f64, |p| p as f64),
             context_tokens: work.ctx_tokens as f64,
         };
-        kv_peak(core, rep, self.kv_unit_tokens);
+        kv_peak(core, rep, self.kv.unit_tokens);
         if !rep.busy {
             rep.busy = true;
             let unit = rep.unit;
@@ -589,11 +578,7 @@ fn kv_peak(core: &mut Core, rep: &Replica, unit_tokens: u64) {
 
 impl Model for Continuous {
     fn admissible(&self, req: &Request) -> bool {
-        if self.paged {
-            context(req).div_ceil(self.kv_unit_tokens) <= self.kv_capacity
-        } else {
-            context(req) <= self.kv_capacity
-        }
+        self.kv.held(context(req), req) <= self.kv.capacity
     }
 
     fn kick(&mut self, core: &mut Core, st: usize) {
@@ -608,7 +593,7 @@ impl Model for Continuous {
     }
 
     fn on_event(&mut self, core: &mut Core, _kind: u8, r: u32, _generation: u32) {
-        let kv = self.kv();
+        let kv = self.kv;
         let now = core.now;
         let rep = &mut self.replicas[r as usize];
         kv_integrate(core, rep);
