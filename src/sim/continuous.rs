@@ -540,9 +540,12 @@ impl Continuous {
             prefill_tokens: work.prefill as f64,
             decode_seqs: work.decode as f64,
             // Through u64 when it fits (it always does in practice): the same value, without
-            // the slow 128-bit conversion.
-            attention_pairs: u64::try_from(work.pairs)
-                .map_or_else(|_| work.pairs as f64, |p| p as f64),
+            // the slow 128-bit conversion, which sits behind a call the optimizer cannot hoist
+            // (a closure was inlined and computed on every iteration anyway).
+            attention_pairs: match u64::try_from(work.pairs) {
+                Ok(p) => p as f64,
+                Err(_) => wide_to_f64(work.pairs),
+            },
             context_tokens: work.ctx_tokens as f64,
         };
         kv_peak(core, rep, self.kv.unit_tokens);
@@ -556,6 +559,14 @@ impl Continuous {
         core.schedule_in(to_ns(t * m), pack(KIND_ITERATION_DONE, r, 0));
         true
     }
+}
+
+/// A count beyond u64 as f64: the slow 128-bit conversion, out of line and cold so that the
+/// common u64 path does not pay for it.
+#[cold]
+#[inline(never)]
+fn wide_to_f64(x: u128) -> f64 {
+    x as f64
 }
 
 /// Bring replica `rep`'s KV-occupancy integral up to now (the measured part only).
