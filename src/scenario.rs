@@ -429,6 +429,26 @@ fn validate_reference(
 }
 
 /// A whole number in `[min, max]`.
+/// A tier key that applies to some generative tiers only: refused at its place with `why_not`
+/// when it would have no effect there (it applies to `applies_to`), else a whole number from 1
+/// to `max`.
+fn generative_key(
+    src: &SourceFile,
+    v: &Spanned<i64>,
+    field: &str,
+    why_not: Option<String>,
+    applies_to: &str,
+    max: i64,
+) -> Result<u32, InputError> {
+    let key = field.rsplit('.').next().unwrap_or(field);
+    if let Some(why) = why_not {
+        return Err(src
+            .error(v, field, why)
+            .with_help(format!("{key} is for {applies_to}; remove it")));
+    }
+    whole(src, v, field, 1, max)
+}
+
 fn whole(
     src: &SourceFile,
     v: &Spanned<i64>,
@@ -733,27 +753,28 @@ fn validate_tier(
         };
         batching.cores_per_request = whole(src, k, &field("cores_per_request"), 1, cores)?;
     }
+    // Generative-only keys: refused where they would have no effect, with the reason.
+    let generative = matches!(workload, crate::workload::Workload::Generative { .. });
+    let classic_why =
+        |what: &str| format!("workload `{}` is a classic model, {what}", workload.name());
     if let Some(d) = &t.tensor_parallel {
         let why_not = if profile.kind == crate::hardware::UnitKind::Cpu {
             Some(format!(
                 "profile `{}` is a CPU: a generative replica runs on one chip",
                 profile.name
             ))
-        } else if !matches!(workload, crate::workload::Workload::Generative { .. }) {
-            Some(format!(
-                "workload `{}` is a classic model, which runs whole on each device",
-                workload.name()
-            ))
         } else {
-            None
+            (!generative).then(|| classic_why("which runs whole on each device"))
         };
-        if let Some(why) = why_not {
-            return Err(src.error(d, field("tensor_parallel"), why).with_help(
-                "tensor_parallel is for generative models on accelerator tiers; remove it",
-            ));
-        }
         let chips = i64::from(profile.chip_count());
-        batching.tensor_parallel = Some(whole(src, d, &field("tensor_parallel"), 1, chips)?);
+        batching.tensor_parallel = Some(generative_key(
+            src,
+            d,
+            &field("tensor_parallel"),
+            why_not,
+            "generative models on accelerator tiers",
+            chips,
+        )?);
     }
     if let Some(c) = &t.compiled_context_tokens {
         let why_not = if profile.batching.compiled_batch_sizes.is_empty() {
@@ -761,24 +782,15 @@ fn validate_tier(
                 "profile `{}` compiles no shapes: its attention reads each sequence's own context",
                 profile.name
             ))
-        } else if !matches!(workload, crate::workload::Workload::Generative { .. }) {
-            Some(format!(
-                "workload `{}` is a classic model, which has no KV cache",
-                workload.name()
-            ))
         } else {
-            None
+            (!generative).then(|| classic_why("which has no KV cache"))
         };
-        if let Some(why) = why_not {
-            return Err(src
-                .error(c, field("compiled_context_tokens"), why)
-                .with_help("compiled_context_tokens is for generative models on compiled-shape tiers (Inferentia); remove it"));
-        }
-        batching.compiled_context_tokens = Some(whole(
+        batching.compiled_context_tokens = Some(generative_key(
             src,
             c,
             &field("compiled_context_tokens"),
-            1,
+            why_not,
+            "generative models on compiled-shape tiers (Inferentia)",
             1_000_000,
         )?);
     }

@@ -37,6 +37,14 @@ fn generative(p: &Profile, w: &Workload, tp: Option<u32>) -> Result<GenerativePl
     }
 }
 
+/// Load `text` as profile file `name`.toml from a scratch directory.
+fn load_profile_text(name: &str, text: &str) -> Result<Profile, InputError> {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    ProfileSearch::default().load(path.to_str().unwrap(), tmp.path())
+}
+
 fn close(a: f64, b: f64) -> bool {
     (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1e-300)
 }
@@ -258,12 +266,7 @@ fn an_interconnect_on_a_cpu_profile_is_refused() {
         &text[..at],
         &text[at..]
     );
-    let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("altra-max-m128-30-1u.toml");
-    std::fs::write(&path, bad).unwrap();
-    let e = ProfileSearch::default()
-        .load(path.to_str().unwrap(), tmp.path())
-        .unwrap_err();
+    let e = load_profile_text("altra-max-m128-30-1u", &bad).unwrap_err();
     let shown = format!("{e} {}", e.help.clone().unwrap_or_default());
     assert!(
         shown.contains("interconnect") && shown.contains("accelerator"),
@@ -299,12 +302,7 @@ fn an_unknown_topology_is_refused_with_the_valid_ones() {
     let text = std::fs::read_to_string(dir.join("mi300x-8x.toml")).unwrap();
     let bad = text.replace("topology = \"mesh\"", "topology = \"torus\"");
     assert_ne!(bad, text);
-    let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("mi300x-8x.toml");
-    std::fs::write(&path, bad).unwrap();
-    let e = ProfileSearch::default()
-        .load(path.to_str().unwrap(), tmp.path())
-        .unwrap_err();
+    let e = load_profile_text("mi300x-8x", &bad).unwrap_err();
     let shown = format!("{e} {}", e.help.clone().unwrap_or_default());
     assert!(
         shown.contains("torus") && shown.contains("\"mesh\""),
