@@ -248,13 +248,13 @@ impl Constant {
     fn set(self, p: &mut Profile, v: f64) {
         match self {
             Constant::Compute => p.efficiency_compute.value = v,
-            Constant::ComputeConv => set_class(&mut p.efficiency_compute_conv, v),
-            Constant::ComputeMatmul => set_class(&mut p.efficiency_compute_matmul, v),
+            Constant::ComputeConv => set_optional(&mut p.efficiency_compute_conv, v),
+            Constant::ComputeMatmul => set_optional(&mut p.efficiency_compute_matmul, v),
             Constant::Memory => p.efficiency_memory.value = v,
             Constant::BatchOverhead => p.batch_overhead_s.value = v,
-            Constant::LayerOverhead => set_class(&mut p.layer_overhead_s, v),
-            Constant::AllreduceLatency => set_class(&mut p.allreduce_latency_s, v),
-            Constant::AttentionMemory => set_class(&mut p.efficiency_attention_memory, v),
+            Constant::LayerOverhead => set_optional(&mut p.layer_overhead_s, v),
+            Constant::AllreduceLatency => set_optional(&mut p.allreduce_latency_s, v),
+            Constant::AttentionMemory => set_optional(&mut p.efficiency_attention_memory, v),
         }
     }
     /// The value as the profile file writes it (ms for the overheads, µs for the latency).
@@ -273,7 +273,7 @@ fn class_or_compute(c: &Option<Cited>, p: &Profile) -> f64 {
 }
 
 /// Set an optional constant, creating it (basis `fit`) when the profile has none.
-fn set_class(c: &mut Option<Cited>, v: f64) {
+fn set_optional(c: &mut Option<Cited>, v: f64) {
     match c {
         Some(c) => c.value = v,
         None => {

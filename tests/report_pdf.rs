@@ -755,6 +755,18 @@ fn the_pdf_is_tagged_with_headings_tables_and_figures_with_alt_text() {
     );
 }
 
+/// The PDF text with its whitespace collapsed, and where `bullet` starts in it — which must be
+/// after the method section's heading.
+fn in_method_section(text: &str, bullet: &str) -> (String, usize) {
+    let t = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let at = t.find(bullet).expect("the method says so");
+    assert!(
+        t[..at].contains("How the numbers are made"),
+        "in the method section"
+    );
+    (t, at)
+}
+
 /// A run with prefix caching says in its method section what share of prompt tokens hit the
 /// cache at each tier's planned fleets — the same figures as results.json's
 /// `capacity[].latency.prefix_hit_rate` — and a run without it says nothing of the kind.
@@ -774,12 +786,7 @@ fn the_prefix_cache_hit_rate_is_in_the_method_section() {
         c.latency.as_mut().expect("latency").prefix_hit_rate = Some(rates[k % rates.len()]);
     }
     let t = text(&write_pdf(&r, &dir, "prefix.pdf"));
-    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
-    let at = t.find("Prefix caching:").expect("the method says so");
-    assert!(
-        t[..at].contains("How the numbers are made"),
-        "in the method section"
-    );
+    let (t, at) = in_method_section(&t, "Prefix caching:");
     let end = at
         + t[at..]
             .find("What the model leaves out")
@@ -823,12 +830,7 @@ fn the_replica_layout_is_in_the_method_section_and_the_terminal() {
         "{label}"
     );
     let t = text(&write_pdf(&r, &dir, "replicas.pdf"));
-    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
-    let at = t.find("Model replicas:").expect("the method says so");
-    assert!(
-        t[..at].contains("How the numbers are made"),
-        "in the method section"
-    );
+    let (t, at) = in_method_section(&t, "Model replicas:");
     let said = format!("{}: {label}.", r.tiers[0].name);
     assert!(
         t[at..].contains(&said),

@@ -191,6 +191,11 @@ fn shipped(name: &str) -> String {
     std::fs::read_to_string(p).unwrap()
 }
 
+/// The tier of `s` on profile `profile`.
+fn tier_of<'a>(s: &'a Scenario, profile: &str) -> &'a tco_sim::scenario::Tier {
+    s.tiers.iter().find(|t| t.profile.name == profile).unwrap()
+}
+
 /// llama70b-chat with `extra` added to the tier whose profile line is `profile`.
 fn llama70b_chat_with(profile: &str, extra: &str) -> String {
     let s = shipped("llama70b-chat.toml");
@@ -202,11 +207,7 @@ fn llama70b_chat_with(profile: &str, extra: &str) -> String {
 #[test]
 fn a_tier_fixes_the_split_and_bad_values_are_refused_where_they_are() {
     let s = scenario(&llama70b_chat_with("hgx-h100-8x", "tensor_parallel = 4\n")).unwrap();
-    let t = s
-        .tiers
-        .iter()
-        .find(|t| t.profile.name == "hgx-h100-8x")
-        .unwrap();
+    let t = tier_of(&s, "hgx-h100-8x");
     assert_eq!(t.batching.tensor_parallel, Some(4));
     match perf::plan(&t.profile, &s.workload, t.precision, &t.batching).unwrap() {
         ServicePlan::Generative(g) => {
@@ -425,10 +426,6 @@ fn a_compiled_context_is_refused_where_it_has_no_effect() {
         "compiled_context_tokens = 4096\n",
     ))
     .unwrap();
-    let t = s
-        .tiers
-        .iter()
-        .find(|t| t.profile.name == "aws-inf2.48xlarge")
-        .unwrap();
+    let t = tier_of(&s, "aws-inf2.48xlarge");
     assert_eq!(t.batching.compiled_context_tokens, Some(4096));
 }
