@@ -344,23 +344,28 @@ pub enum ServiceDist {
     },
 }
 
-/// Time of one continuous-batching iteration, a roofline of compute against memory traffic:
+/// Time of one continuous-batching iteration: a roofline per kernel class, summed, because a
+/// layer runs its GEMMs and its attention one after the other:
 ///
 /// ```text
-/// t_iter = fixed_s + max( P·prefill_s_per_token + D·decode_compute_s_per_seq,
-///                         weight_read_s + K·kv_read_s_per_token )
+/// t_iter = fixed_s + max( P·prefill_s_per_token + D·decode_compute_s_per_seq, weight_read_s )
+///                  + max( A·attention_s_per_pair, K·kv_read_s_per_token )
+///                  + (P + D)·collective_s_per_token
 /// ```
 ///
-/// with P the prompt tokens prefilled in this iteration, D the sequences taking a decode step and
-/// K the context tokens (prompt + generated so far) of every sequence in the batch, whose KV
-/// cache the attention reads; the compute side also counts `A·attention_s_per_pair` for the A
-/// query–key pairs of the attention ([`attention_pairs`]); on a compiled-shape device each
-/// decoding sequence reads the compiled context's KV instead of its own
-/// (`compiled_context_tokens`). A tensor-parallel replica adds its
-/// all-reduces after the roofline, `(P + D)·collective_s_per_token` (their fixed latency is in
-/// `fixed_s`): serving engines run them between a layer's GEMMs, not overlapped with them
-/// (Shoeybi et al., "Megatron-LM", 2019, §3: two all-reduces per layer in the forward pass).
-/// Units: seconds. After Williams, Waterman & Patterson, "Roofline", CACM 52(4), 2009;
+/// with P the prompt tokens prefilled in this iteration, D the sequences taking a decode step, A
+/// the query–key pairs of the attention ([`attention_pairs`]) and K the context tokens (prompt +
+/// generated so far) of every sequence in the batch, whose KV cache the attention reads. The
+/// GEMMs stream the weights; the attention kernels (FlashAttention, PagedAttention) stream the
+/// KV cache. One phase's memory traffic does not hide under the other's arithmetic: at a large
+/// decode batch the GEMMs are compute-bound and the KV read still costs its own time. On a
+/// compiled-shape device each decoding sequence reads the compiled context's KV instead of its
+/// own (`compiled_context_tokens`). A tensor-parallel replica adds its all-reduces,
+/// `(P + D)·collective_s_per_token` (their fixed latency is in `fixed_s`): serving engines run
+/// them between a layer's GEMMs, not overlapped with them (Shoeybi et al., "Megatron-LM", 2019,
+/// §3: two all-reduces per layer in the forward pass). Units: seconds. After Williams, Waterman
+/// & Patterson, "Roofline", CACM 52(4), 2009, applied per operator as in Yuan et al., "LLM
+/// Inference Unveiled: Survey and Roofline Model Insights", arXiv:2402.16363, 2024;
 /// iteration-level scheduling after Yu et al., "Orca", OSDI 2022.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IterationCost {
@@ -391,18 +396,18 @@ impl IterationCost {
     /// ([`crate::perf::GenerativePlan`]) and the simulator both use.
     #[inline]
     pub fn iteration_s(&self, w: &IterationWork) -> f64 {
-        let compute = w.prefill_tokens * self.prefill_s_per_token
-            + w.decode_seqs * self.decode_compute_s_per_seq
-            + w.attention_pairs * self.attention_s_per_pair;
+        let gemm = w.prefill_tokens * self.prefill_s_per_token
+            + w.decode_seqs * self.decode_compute_s_per_seq;
+        let attention = w.attention_pairs * self.attention_s_per_pair;
         let kv_tokens = if self.compiled_context_tokens > 0.0 {
             w.context_tokens
                 .max(w.decode_seqs * self.compiled_context_tokens)
         } else {
             w.context_tokens
         };
-        let memory = self.weight_read_s + kv_tokens * self.kv_read_s_per_token;
+        let kv = kv_tokens * self.kv_read_s_per_token;
         let collectives = (w.prefill_tokens + w.decode_seqs) * self.collective_s_per_token;
-        self.fixed_s + compute.max(memory) + collectives
+        self.fixed_s + gemm.max(self.weight_read_s) + attention.max(kv) + collectives
     }
 }
 

@@ -240,7 +240,9 @@ fn continuous_waits_for_kv_room_and_batch_slots() {
 }
 
 /// The memory term counts every running sequence's context: A (10 in, 2 out) with KV reads of
-/// 0.1 ms/token and no weights: prefill 1 + max(1, 1) = 2; decode 1 + max(0, 11·0.1) = 2.1 → 4.1.
+/// 0.1 ms/token and no weights. Prefill: 1 + the GEMMs max(10·0.1, 0) = 1 + the attention
+/// max(0, 10·0.1) = 1 → 3 (the KV read does not hide under the GEMMs); decode:
+/// 1 + 0 + max(0, 11·0.1) = 2.1 → 5.1.
 #[test]
 fn continuous_memory_term_counts_context() {
     let cost = IterationCost {
@@ -255,7 +257,7 @@ fn continuous_memory_term_counts_context() {
     };
     let f = fleet(1, llm(8, 1000, cost), Dispatch::SharedQueue);
     let t = trace(&f, vec![tok(0.0, 10, 2)]);
-    assert_eq!((t[0].first_token_ns, t[0].end_ns), (Some(ms(2.0)), ms(4.1)));
+    assert_eq!((t[0].first_token_ns, t[0].end_ns), (Some(ms(3.0)), ms(5.1)));
 }
 
 /// A context larger than the KV cache can never run: rejected and counted, not left to hang.
