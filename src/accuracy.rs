@@ -328,6 +328,10 @@ pub struct Row {
     /// "Sequence Length" column), which every decoding sequence's attention reads.
     #[serde(default)]
     pub compiled_context_tokens: Option<u32>,
+    /// Generative rows: the KV cache's element type of the published system (default 16-bit) —
+    /// a configuration, like `tensor_parallel`.
+    #[serde(default)]
+    pub kv_cache_precision: Option<Precision>,
     #[serde(default)]
     pub prompt_tokens: Option<u32>,
     #[serde(default)]
@@ -602,6 +606,7 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
     }
     batching.tensor_parallel = r.tensor_parallel;
     batching.compiled_context_tokens = r.compiled_context_tokens;
+    batching.kv_cache_precision = r.kv_cache_precision;
     let plan = perf::plan(profile, &w, r.precision, &batching)?;
     let units = r.units as f64;
     Ok(match r.metric {

@@ -198,6 +198,10 @@ pub struct Batching {
     /// for (Neuron's `n_positions`), which every decoding sequence reads whatever its own
     /// context; `None`: each reads its own. A tier sets it (`compiled_context_tokens`).
     pub compiled_context_tokens: Option<u32>,
+    /// Generative models: the KV cache's element type (vLLM's `--kv-cache-dtype`, TensorRT-LLM's
+    /// `kv_cache_dtype`); `None`: 16-bit, or fp32 with fp32 weights
+    /// ([`crate::workload::kv_precision`]). A tier sets it (`kv_cache_precision`).
+    pub kv_cache_precision: Option<Precision>,
     /// How a generative model's iterations are scheduled (ignored by classic models).
     pub generative: GenerativeScheduling,
 }
@@ -545,6 +549,7 @@ fn validate(
             cores_per_request: 1,
             tensor_parallel: None,
             compiled_context_tokens: None,
+            kv_cache_precision: None,
         },
         Some(b) => {
             let max_batch = *b.max_batch.get_ref();
@@ -585,6 +590,7 @@ fn validate(
                 cores_per_request: 1,
                 tensor_parallel: None,
                 compiled_context_tokens: None,
+                kv_cache_precision: None,
             }
         }
     };

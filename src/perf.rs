@@ -384,6 +384,13 @@ pub fn plan(
                 ))
                 .with_help("compiled_context_tokens applies to generative models; remove it"));
             }
+            if batching.kv_cache_precision.is_some() {
+                return Err(InputError::new(format!(
+                    "kv_cache_precision has no effect on `{}`: a classic model has no KV cache",
+                    model.name
+                ))
+                .with_help("kv_cache_precision applies to generative models; remove it"));
+            }
             if batching.tensor_parallel.is_some() {
                 return Err(InputError::new(format!(
                     "tensor_parallel has no effect on `{}`: a classic model runs whole on each device or core",
@@ -518,6 +525,7 @@ fn cpu_classic_plan(
         cores_per_request: k,
         tensor_parallel: None,
         compiled_context_tokens: None,
+        kv_cache_precision: None,
         generative: batching.generative,
     };
     let batch_time_s = if cpu_batching.max_batch > 1 {
@@ -651,7 +659,10 @@ fn generative_plan(
     mean_tokens: (f64, f64),
 ) -> Result<GenerativePlan, InputError> {
     let w = model.parameters.value * precision.bytes();
-    let kv = model.kv_bytes_per_token(precision);
+    let kv = model.kv_bytes_per_token(crate::workload::kv_precision(
+        precision,
+        batching.kv_cache_precision,
+    ));
     let chips = profile.chip_count();
     let mem = profile.memory_bytes_per_chip.value;
     let needed = w + 4096.0 * kv;

@@ -98,13 +98,20 @@ pub struct ReplicaLayout {
     pub fixed_by_tier: bool,
     /// The all-reduces' fixed latency in one iteration \[s\] (0 on one device).
     pub allreduce_s_per_iteration: f64,
+    /// The KV cache's element type ("fp16", "fp8", …): the tier's `kv_cache_precision`, else the
+    /// 16-bit default.
+    pub kv_cache_precision: &'static str,
+    /// Compiled-shape devices: the context the attention was compiled for \[tokens\], which
+    /// every decoding sequence reads (the tier's `compiled_context_tokens`); `None` otherwise.
+    pub compiled_context_tokens: Option<u32>,
 }
 
 impl ReplicaLayout {
     /// The layout of a service plan, `None` for a classic one.
     pub fn of(
         plan: &crate::perf::ServicePlan,
-        fixed_by_tier: bool,
+        batching: &crate::hardware::Batching,
+        precision: crate::hardware::Precision,
         profile: &crate::hardware::Profile,
         workload: &crate::workload::Workload,
     ) -> Option<Self> {
@@ -118,36 +125,50 @@ impl ReplicaLayout {
         Some(ReplicaLayout {
             devices_per_replica: g.devices_per_replica,
             replicas_per_unit: g.replicas_per_unit,
-            fixed_by_tier,
+            fixed_by_tier: batching.tensor_parallel.is_some(),
             allreduce_s_per_iteration: crate::perf::collective_cost(
                 profile,
                 model,
                 g.devices_per_replica,
             )
             .0,
+            kv_cache_precision: crate::workload::kv_precision(
+                precision,
+                batching.kv_cache_precision,
+            )
+            .label(),
+            compiled_context_tokens: batching.compiled_context_tokens,
         })
     }
 
     /// "4 replicas of 2 devices per unit (tensor parallel, chosen by the planner; all-reduce
-    /// latency 5.67 ms per iteration)", as the terminal and the PDF say it.
+    /// latency 5.67 ms per iteration); KV cache in fp8", as the terminal and the PDF say it.
     pub fn label(&self) -> String {
         let replicas = match self.replicas_per_unit {
             1 => "1 replica".to_string(),
             n => format!("{n} replicas"),
         };
-        if self.devices_per_replica <= 1 {
-            return format!("{replicas} per unit, one device or CPU chip each");
-        }
-        format!(
-            "{replicas} of {} devices per unit (tensor parallel, {}; all-reduce latency {} per iteration)",
-            self.devices_per_replica,
-            if self.fixed_by_tier {
-                "set by the tier"
-            } else {
-                "chosen by the planner"
-            },
-            crate::format::duration(self.allreduce_s_per_iteration)
-        )
+        let split = if self.devices_per_replica <= 1 {
+            format!("{replicas} per unit, one device or CPU chip each")
+        } else {
+            format!(
+                "{replicas} of {} devices per unit (tensor parallel, {}; all-reduce latency {} per iteration)",
+                self.devices_per_replica,
+                if self.fixed_by_tier {
+                    "set by the tier"
+                } else {
+                    "chosen by the planner"
+                },
+                crate::format::duration(self.allreduce_s_per_iteration)
+            )
+        };
+        let compiled = self.compiled_context_tokens.map_or(String::new(), |c| {
+            format!(
+                ", attention compiled for {} tokens",
+                crate::format::grouped(f64::from(c), 0)
+            )
+        });
+        format!("{split}; KV cache in {}{compiled}", self.kv_cache_precision)
     }
 }
 
@@ -537,7 +558,8 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
             unit_throughput_rps: input.unit_throughput_rps,
             replicas: ReplicaLayout::of(
                 &tier.plan,
-                tier.batching.tensor_parallel.is_some(),
+                &tier.batching,
+                tier.precision,
                 &tier.profile,
                 &scenario.workload,
             ),

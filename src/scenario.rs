@@ -794,6 +794,18 @@ fn validate_tier(
             1_000_000,
         )?);
     }
+    if let Some(p) = &t.kv_cache_precision {
+        if !generative {
+            return Err(src
+                .error(
+                    p,
+                    &field("kv_cache_precision"),
+                    classic_why("which has no KV cache"),
+                )
+                .with_help("kv_cache_precision is for generative models; remove it"));
+        }
+        batching.kv_cache_precision = Some(*p.get_ref());
+    }
     // The tier's service-time spread replaces the profile's before the plan is built from it.
     let mut profile = profile;
     let service_cv_override = match &t.service_cv {

@@ -261,9 +261,10 @@ pub struct GenerativeModel {
 }
 
 impl GenerativeModel {
-    /// KV-cache bytes per token of context: 2 (K and V) × layers × kv_heads × head_dim × bytes.
-    pub fn kv_bytes_per_token(&self, p: Precision) -> f64 {
-        2.0 * self.layers.value * self.kv_heads.value * self.head_dim.value * kv_bytes(p)
+    /// KV-cache bytes per token of context, the cache held in `kv` (see [`kv_precision`]):
+    /// 2 (K and V) × layers × kv_heads × head_dim × bytes.
+    pub fn kv_bytes_per_token(&self, kv: Precision) -> f64 {
+        2.0 * self.layers.value * self.kv_heads.value * self.head_dim.value * kv.bytes()
     }
 
     /// FLOPs to push one token through the weights: 2 × parameters (Kaplan et al. 2020, §2.1).
@@ -283,10 +284,16 @@ impl GenerativeModel {
     }
 }
 
-/// The KV cache stays in 16-bit unless the weights are fp32 (common serving practice: int8/fp8
-/// weight quantisation leaves the cache in bf16 unless configured otherwise).
-fn kv_bytes(p: Precision) -> f64 {
-    if p == Precision::Fp32 { 4.0 } else { 2.0 }
+/// The KV cache's element type: `configured` (a tier's `kv_cache_precision`) when given, else
+/// 16-bit unless the weights are fp32 — serving engines' default: int8/fp8 weight quantisation
+/// leaves the cache in the activations' bf16 unless it is configured otherwise (vLLM
+/// `--kv-cache-dtype auto`: "the model's data type"; TensorRT-LLM without `kv_cache_dtype`).
+pub fn kv_precision(weights: Precision, configured: Option<Precision>) -> Precision {
+    configured.unwrap_or(if weights == Precision::Fp32 {
+        Precision::Fp32
+    } else {
+        Precision::Fp16
+    })
 }
 
 /// How many tokens a generative request has, when not taken from a replayed trace.
@@ -626,9 +633,15 @@ mod tests {
     fn kv_cache_per_token_matches_hand_arithmetic() {
         let l3 = generative_preset("llama-3-8b").unwrap();
         // 2 x 32 x 8 x 128 x 2 B = 131,072 B = 128 KiB per token in bf16.
-        assert_eq!(l3.kv_bytes_per_token(Precision::Fp16), 131_072.0);
+        assert_eq!(
+            l3.kv_bytes_per_token(kv_precision(Precision::Fp16, None)),
+            131_072.0
+        );
         let l2 = generative_preset("llama-2-70b").unwrap();
-        assert_eq!(l2.kv_bytes_per_token(Precision::Int8), 327_680.0);
+        assert_eq!(
+            l2.kv_bytes_per_token(kv_precision(Precision::Int8, None)),
+            327_680.0
+        );
         assert_eq!(l2.flops_per_token(), 2.0 * 68.98e9);
     }
 

@@ -822,11 +822,16 @@ fn the_replica_layout_is_in_the_method_section_and_the_terminal() {
         replicas_per_unit: 4,
         fixed_by_tier: false,
         allreduce_s_per_iteration: 0.005_67,
+        kv_cache_precision: "fp8",
+        compiled_context_tokens: Some(4096),
     };
     r.tiers[0].replicas = Some(layout);
     let label = layout.label();
     assert!(
-        label.contains("4 replicas of 2 devices") && label.contains("5.67 ms"),
+        label.contains("4 replicas of 2 devices")
+            && label.contains("5.67 ms")
+            && label.contains("KV cache in fp8")
+            && label.contains("compiled for 4,096 tokens"),
         "{label}"
     );
     let t = text(&write_pdf(&r, &dir, "replicas.pdf"));

@@ -429,3 +429,128 @@ fn a_compiled_context_is_refused_where_it_has_no_effect() {
     let t = tier_of(&s, "aws-inf2.48xlarge");
     assert_eq!(t.batching.compiled_context_tokens, Some(4096));
 }
+
+/// An fp8 KV cache holds twice the tokens of the 16-bit default in the same memory and its read
+/// takes half the time; nothing else in the plan moves.
+#[test]
+fn an_fp8_kv_cache_halves_the_bytes_per_token() {
+    let p = profile("hgx-h100-8x");
+    let w = llama70b(Precision::Fp8);
+    let sixteen = generative(&p, &w, Some(2)).unwrap();
+    let eight = match perf::plan(
+        &p,
+        &w,
+        Precision::Fp8,
+        &Batching {
+            tensor_parallel: Some(2),
+            kv_cache_precision: Some(Precision::Fp8),
+            ..p.batching.clone()
+        },
+    )
+    .unwrap()
+    {
+        ServicePlan::Generative(g) => g,
+        ServicePlan::Classic(_) => unreachable!(),
+    };
+    // Llama-2-70B: 2 x 80 layers x 8 KV heads x 128 = 163,840 values per token; 2 B by default.
+    assert_eq!(
+        workload::kv_precision(Precision::Fp8, None),
+        Precision::Fp16
+    );
+    let m = workload::generative_preset("llama-2-70b").unwrap();
+    assert_eq!(m.kv_bytes_per_token(Precision::Fp16), 327_680.0);
+    assert_eq!(m.kv_bytes_per_token(Precision::Fp8), 163_840.0);
+    assert!(close(
+        eight.kv_read_s_per_token,
+        sixteen.kv_read_s_per_token / 2.0
+    ));
+    // The room left after the weights holds twice the tokens (to the token: floor of each).
+    let room = sixteen.kv_capacity_tokens as f64 * 327_680.0;
+    assert!((eight.kv_capacity_tokens as f64 * 163_840.0 - room).abs() <= 2.0 * 327_680.0);
+    assert!(eight.kv_capacity_tokens >= 2 * sixteen.kv_capacity_tokens);
+    assert_eq!(
+        (
+            eight.weight_read_s,
+            eight.fixed_s,
+            eight.prefill_s_per_token
+        ),
+        (
+            sixteen.weight_read_s,
+            sixteen.fixed_s,
+            sixteen.prefill_s_per_token
+        )
+    );
+}
+
+/// The tier key reaches the plan and the results, and is refused where it has no effect or
+/// names no precision.
+#[test]
+fn a_tier_sets_the_kv_cache_precision_and_the_results_say_it() {
+    let s = scenario(&llama70b_chat_with(
+        "hgx-h100-8x",
+        "kv_cache_precision = \"fp8\"\n",
+    ))
+    .unwrap();
+    let t = tier_of(&s, "hgx-h100-8x");
+    assert_eq!(t.batching.kv_cache_precision, Some(Precision::Fp8));
+    let r = tco_sim::results::plan(&s, tco_sim::results::Method::Analytic, &|_, _| {}).unwrap();
+    let layout = |profile: &str| {
+        r.tiers
+            .iter()
+            .find(|x| x.profile == profile)
+            .unwrap()
+            .replicas
+            .unwrap()
+    };
+    assert_eq!(layout("hgx-h100-8x").kv_cache_precision, "fp8");
+    assert!(layout("hgx-h100-8x").label().contains("KV cache in fp8"));
+    // The other tiers keep the 16-bit default, and say so.
+    assert_eq!(layout("aws-p5.48xlarge").kv_cache_precision, "fp16");
+    let json = serde_json::to_value(&r).unwrap();
+    let h100 = json["tiers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["profile"] == "hgx-h100-8x")
+        .unwrap();
+    assert_eq!(h100["replicas"]["kv_cache_precision"], "fp8");
+    // A classic model has no KV cache: refused at the key, with the reason.
+    let text = {
+        let s = shipped("embedding-api.toml");
+        let at = s.find("profile = \"aws-inf2.xlarge\"").unwrap();
+        let end = at + s[at..].find('\n').unwrap() + 1;
+        format!("{}kv_cache_precision = \"fp8\"\n{}", &s[..end], &s[end..])
+    };
+    let e = scenario(&text).unwrap_err();
+    let shown = format!("{e} {}", e.help.clone().unwrap_or_default());
+    assert!(e.position.is_some(), "{shown}");
+    assert!(
+        e.field
+            .as_deref()
+            .unwrap_or("")
+            .ends_with("kv_cache_precision"),
+        "{shown}"
+    );
+    assert!(shown.contains("no KV cache"), "{shown}");
+    // Not a precision: the parser names the valid ones, at the key's line.
+    let e = scenario(&llama70b_chat_with(
+        "hgx-h100-8x",
+        "kv_cache_precision = \"fp4\"\n",
+    ))
+    .unwrap_err();
+    let shown = format!("{e} {}", e.help.clone().unwrap_or_default());
+    assert!(e.position.is_some(), "{shown}");
+    assert!(shown.contains("fp8") && shown.contains("fp16"), "{shown}");
+    // The library refuses it on a classic plan too (callers that bypass a scenario).
+    let p = profile("aws-inf2.xlarge");
+    let minilm = tco_sim::workload::Workload::Classic {
+        model: workload::classic_preset("all-minilm-l6-v2").unwrap(),
+        precision: Precision::Fp16,
+    };
+    let batching = Batching {
+        kv_cache_precision: Some(Precision::Fp8),
+        ..p.batching.clone()
+    };
+    let e = perf::plan(&p, &minilm, Precision::Fp16, &batching).unwrap_err();
+    assert!(e.to_string().contains("no KV cache"), "{e}");
+}

@@ -244,6 +244,10 @@ pub struct TierFile {
     /// the model's attention was compiled for (Neuron `n_positions`) \[tokens\].
     #[serde(default)]
     pub compiled_context_tokens: Option<Spanned<i64>>,
+    /// Generative workloads: the KV cache's element type (vLLM's `--kv-cache-dtype`); default
+    /// 16-bit (fp32 with fp32 weights).
+    #[serde(default)]
+    pub kv_cache_precision: Option<Spanned<Precision>>,
     /// How often an autoscaled cloud fleet may change size \[hours\] (default 1: hour by hour).
     #[serde(default)]
     pub autoscale_interval_hours: Option<Spanned<i64>>,
