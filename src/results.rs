@@ -142,7 +142,7 @@ impl ReplicaLayout {
     }
 
     /// "4 replicas of 2 devices per unit (tensor parallel, chosen by the planner; all-reduce
-    /// latency 5.67 ms per iteration); KV cache in fp8", as the terminal and the PDF say it.
+    /// latency 5.67 ms per iteration), KV cache in fp8", as the terminal and the PDF say it.
     pub fn label(&self) -> String {
         let replicas = match self.replicas_per_unit {
             1 => "1 replica".to_string(),
@@ -168,7 +168,7 @@ impl ReplicaLayout {
                 crate::format::grouped(f64::from(c), 0)
             )
         });
-        format!("{split}; KV cache in {}{compiled}", self.kv_cache_precision)
+        format!("{split}, KV cache in {}{compiled}", self.kv_cache_precision)
     }
 }
 
