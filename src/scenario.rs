@@ -799,7 +799,7 @@ fn validate_tier(
             return Err(src
                 .error(
                     p,
-                    &field("kv_cache_precision"),
+                    field("kv_cache_precision"),
                     classic_why("which has no KV cache"),
                 )
                 .with_help("kv_cache_precision is for generative models; remove it"));

@@ -204,6 +204,26 @@ fn llama70b_chat_with(profile: &str, extra: &str) -> String {
     s.replacen(&line, &format!("{line}{extra}"), 1)
 }
 
+/// embedding-api (a classic model) with `extra` added to its Inferentia2 tier.
+fn embedding_api_with(extra: &str) -> String {
+    let s = shipped("embedding-api.toml");
+    let at = s.find("profile = \"aws-inf2.xlarge\"").unwrap();
+    let end = at + s[at..].find('\n').unwrap() + 1;
+    format!("{}{extra}{}", &s[..end], &s[end..])
+}
+
+/// The results.json tier of a run whose profile is `profile`.
+fn json_tier(r: &tco_sim::results::RunResults, profile: &str) -> serde_json::Value {
+    let json = serde_json::to_value(r).unwrap();
+    json["tiers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["profile"] == profile)
+        .unwrap()
+        .clone()
+}
+
 #[test]
 fn a_tier_fixes_the_split_and_bad_values_are_refused_where_they_are() {
     let s = scenario(&llama70b_chat_with("hgx-h100-8x", "tensor_parallel = 4\n")).unwrap();
@@ -232,12 +252,7 @@ fn a_tier_fixes_the_split_and_bad_values_are_refused_where_they_are() {
             "CPU",
         ),
         (
-            {
-                let s = shipped("embedding-api.toml");
-                let at = s.find("profile = \"aws-inf2.xlarge\"").unwrap();
-                let end = at + s[at..].find('\n').unwrap() + 1;
-                format!("{}tensor_parallel = 1\n{}", &s[..end], &s[end..])
-            },
+            embedding_api_with("tensor_parallel = 1\n"),
             "tensor_parallel",
             "classic",
         ),
@@ -339,13 +354,7 @@ fn results_name_each_generative_tiers_replicas() {
             assert!(l.allreduce_s_per_iteration > 0.0, "{}", t.name);
         }
     }
-    let json = serde_json::to_value(&r).unwrap();
-    let h100 = json["tiers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["profile"] == "hgx-h100-8x")
-        .unwrap();
+    let h100 = json_tier(&r, "hgx-h100-8x");
     assert_eq!(h100["replicas"]["devices_per_replica"], 4);
     assert_eq!(h100["replicas"]["replicas_per_unit"], 2);
 }
@@ -506,22 +515,12 @@ fn a_tier_sets_the_kv_cache_precision_and_the_results_say_it() {
     assert!(layout("hgx-h100-8x").label().contains("KV cache in fp8"));
     // The other tiers keep the 16-bit default, and say so.
     assert_eq!(layout("aws-p5.48xlarge").kv_cache_precision, "fp16");
-    let json = serde_json::to_value(&r).unwrap();
-    let h100 = json["tiers"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|t| t["profile"] == "hgx-h100-8x")
-        .unwrap();
-    assert_eq!(h100["replicas"]["kv_cache_precision"], "fp8");
+    assert_eq!(
+        json_tier(&r, "hgx-h100-8x")["replicas"]["kv_cache_precision"],
+        "fp8"
+    );
     // A classic model has no KV cache: refused at the key, with the reason.
-    let text = {
-        let s = shipped("embedding-api.toml");
-        let at = s.find("profile = \"aws-inf2.xlarge\"").unwrap();
-        let end = at + s[at..].find('\n').unwrap() + 1;
-        format!("{}kv_cache_precision = \"fp8\"\n{}", &s[..end], &s[end..])
-    };
-    let e = scenario(&text).unwrap_err();
+    let e = scenario(&embedding_api_with("kv_cache_precision = \"fp8\"\n")).unwrap_err();
     let shown = format!("{e} {}", e.help.clone().unwrap_or_default());
     assert!(e.position.is_some(), "{shown}");
     assert!(
