@@ -99,7 +99,7 @@ pub struct ReplicaLayout {
     /// The all-reduces' fixed latency in one iteration \[s\] (0 on one device).
     pub allreduce_s_per_iteration: f64,
     /// The KV cache's element type ("fp16", "fp8", …): the tier's `kv_cache_precision`, else the
-    /// 16-bit default.
+    /// default ([`crate::workload::kv_precision`]: 16-bit, fp32 with fp32 weights).
     pub kv_cache_precision: &'static str,
     /// Compiled-shape devices: the context the attention was compiled for \[tokens\], which
     /// every decoding sequence reads (the tier's `compiled_context_tokens`); `None` otherwise.
