@@ -212,6 +212,15 @@ fn embedding_api_with(extra: &str) -> String {
     format!("{}{extra}{}", &s[..end], &s[end..])
 }
 
+/// `e` points at its position, names a field ending in `field`, and says `says` (message or
+/// help).
+fn assert_refused_at(e: &InputError, field: &str, says: &str) {
+    let shown = format!("{e} {}", e.help.clone().unwrap_or_default());
+    assert!(e.position.is_some(), "no position: {shown}");
+    assert!(e.field.as_deref().unwrap_or("").ends_with(field), "{shown}");
+    assert!(shown.contains(says), "{shown}");
+}
+
 /// The results.json tier of a run whose profile is `profile`.
 fn json_tier(r: &tco_sim::results::RunResults, profile: &str) -> serde_json::Value {
     let json = serde_json::to_value(r).unwrap();
@@ -257,11 +266,7 @@ fn a_tier_fixes_the_split_and_bad_values_are_refused_where_they_are() {
             "classic",
         ),
     ] {
-        let e = scenario(&text).unwrap_err();
-        let shown = format!("{e} {}", e.help.clone().unwrap_or_default());
-        assert!(e.position.is_some(), "no position: {shown}");
-        assert!(e.field.as_deref().unwrap_or("").ends_with(field), "{shown}");
-        assert!(shown.contains(says), "{shown}");
+        assert_refused_at(&scenario(&text).unwrap_err(), field, says);
     }
 }
 
@@ -422,14 +427,7 @@ fn a_compiled_context_is_refused_where_it_has_no_effect() {
         "compiled_context_tokens = 4096\n",
     ))
     .unwrap_err();
-    assert!(e.position.is_some(), "{e}");
-    assert!(
-        e.field
-            .as_deref()
-            .unwrap_or("")
-            .ends_with("compiled_context_tokens"),
-        "{e}"
-    );
+    assert_refused_at(&e, "compiled_context_tokens", "");
     let s = scenario(&llama70b_chat_with(
         "aws-inf2.48xlarge",
         "compiled_context_tokens = 4096\n",
@@ -520,17 +518,11 @@ fn a_tier_sets_the_kv_cache_precision_and_the_results_say_it() {
         "fp8"
     );
     // A classic model has no KV cache: refused at the key, with the reason.
-    let e = scenario(&embedding_api_with("kv_cache_precision = \"fp8\"\n")).unwrap_err();
-    let shown = format!("{e} {}", e.help.clone().unwrap_or_default());
-    assert!(e.position.is_some(), "{shown}");
-    assert!(
-        e.field
-            .as_deref()
-            .unwrap_or("")
-            .ends_with("kv_cache_precision"),
-        "{shown}"
+    assert_refused_at(
+        &scenario(&embedding_api_with("kv_cache_precision = \"fp8\"\n")).unwrap_err(),
+        "kv_cache_precision",
+        "no KV cache",
     );
-    assert!(shown.contains("no KV cache"), "{shown}");
     // Not a precision: the parser names the valid ones, at the key's line.
     let e = scenario(&llama70b_chat_with(
         "hgx-h100-8x",
