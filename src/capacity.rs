@@ -124,13 +124,14 @@ impl FleetYear {
     }
 }
 
-/// Requests a fleet of `capacity_rps` (its roofline throughput) serves in `year`: hour by hour,
+/// Requests a fleet of `capacity_rps` (its roofline throughput) serves in a year of `traffic`:
+/// hour by hour,
 /// the offered rate or the capacity, whichever is lower. Every plan — analytic or simulated —
 /// counts served requests this one way, so the same fleet has the same cost per million either
 /// way. Equal to the offered requests when no hour exceeds the capacity.
-pub fn served_requests(traffic: &crate::traffic::TrafficSpec, year: u32, capacity_rps: f64) -> f64 {
-    let offered = traffic.requests_per_year(year);
-    let rates = traffic.hourly_rates(year);
+pub fn served_requests(traffic: &crate::traffic::YearTraffic, capacity_rps: f64) -> f64 {
+    let offered = traffic.requests;
+    let rates = &traffic.hourly_rps;
     let offered_h: f64 = rates.iter().sum();
     if offered_h <= 0.0 || rates.iter().all(|&r| r <= capacity_rps) {
         return offered;
@@ -361,6 +362,9 @@ pub fn hourly_units(
 /// The analytic plan of every tier (the whole plan of an `--analytic` run, and the lower bound
 /// of the simulated one).
 pub fn analytic_tiers(scenario: &Scenario) -> Vec<TierPlan> {
+    let traffic = scenario
+        .traffic
+        .years(scenario.horizon_years, scenario.simulation.window_s);
     scenario
         .tiers
         .iter()
@@ -368,26 +372,28 @@ pub fn analytic_tiers(scenario: &Scenario) -> Vec<TierPlan> {
         .map(|(index, tier)| TierPlan {
             index,
             unit_throughput_rps: tier.plan.unit_throughput_rps(&scenario.workload),
-            years: analytic_plan(scenario, tier),
+            years: analytic_plan(scenario, tier, &traffic),
             ..TierPlan::default()
         })
         .collect()
 }
 
-/// The analytic plan of a tier for every year.
-pub fn analytic_plan(scenario: &Scenario, tier: &Tier) -> Vec<CapacityYear> {
+/// The analytic plan of a tier for every year, on the scenario's traffic `traffic` (one
+/// [`YearTraffic`](crate::traffic::YearTraffic) per year, [`TrafficSpec::years`](crate::traffic::TrafficSpec::years)).
+pub fn analytic_plan(
+    scenario: &Scenario,
+    tier: &Tier,
+    traffic: &[crate::traffic::YearTraffic],
+) -> Vec<CapacityYear> {
     let throughput = tier.plan.unit_throughput_rps(&scenario.workload);
     let max_u = scenario.slo.max_utilization.value;
     let cap = scenario.simulation.max_units.max(1);
     let infeasible = infeasibility(scenario, &tier.plan);
-    (1..=scenario.horizon_years)
-        .map(|year| {
-            let peak = scenario.traffic.peak_rps(year);
-            let mean = scenario.traffic.mean_rps(year);
-            let design = scenario
-                .traffic
-                .design_window(year, scenario.simulation.window_s)
-                .mean_rps;
+    traffic
+        .iter()
+        .map(|yt| {
+            let year = yt.year;
+            let (peak, mean, design) = (yt.peak_rps, yt.mean_rps, yt.design_rps);
             let analytic = units_for(design, throughput, max_u).max(1);
             let bound = utilization_bound(design, throughput, max_u);
             let mut detail = infeasible.clone();
@@ -414,7 +420,7 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier) -> Vec<CapacityYear> {
                     };
                     // The cloud fleet follows the traffic hour by hour at the utilization bound.
                     let hourly = hourly_units(
-                        &scenario.traffic.hourly_rates(year),
+                        &yt.hourly_rps,
                         0.0,
                         throughput,
                         max_u,
@@ -424,7 +430,7 @@ pub fn analytic_plan(scenario: &Scenario, tier: &Tier) -> Vec<CapacityYear> {
                 }
             };
             let capacity = units as f64 * throughput;
-            let requests = served_requests(&scenario.traffic, year, capacity);
+            let requests = served_requests(yt, capacity);
             let served = requests / crate::units::YEAR_S;
             CapacityYear {
                 year,

@@ -110,6 +110,27 @@ pub struct DesignWindow {
     pub mean_rps: f64,
 }
 
+/// One year of traffic as the capacity and cost plans read it, each figure computed once
+/// ([`TrafficSpec::year`]). A plan reads the hourly rates twice per tier (the cloud fleet's
+/// hours and the requests it serves), and the uncertainty analysis re-plans every tier for each
+/// sample: for a trace each figure is a pass over its requests, and the hourly rates are 8,760
+/// counts, so reading them once per year instead of once per use is most of that analysis's time.
+#[derive(Debug, Clone, PartialEq)]
+pub struct YearTraffic {
+    /// 1-based year.
+    pub year: u32,
+    /// [`TrafficSpec::peak_rps`] [req/s].
+    pub peak_rps: f64,
+    /// [`TrafficSpec::requests_per_year`].
+    pub requests: f64,
+    /// [`TrafficSpec::mean_rps`] [req/s].
+    pub mean_rps: f64,
+    /// The mean rate of the [`TrafficSpec::design_window`] the year is planned on [req/s].
+    pub design_rps: f64,
+    /// [`TrafficSpec::hourly_rates`]: 8,760 hourly mean rates [req/s].
+    pub hourly_rps: Vec<f64>,
+}
+
 /// Where the traffic comes from, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TrafficKind {
@@ -260,6 +281,27 @@ impl TrafficSpec {
             TrafficKind::Trace(t) => t.requests_per_year(year),
             TrafficKind::RateSeries(s) => s.requests_per_year(year),
         }
+    }
+
+    /// Every figure of `year` a plan reads, the design window `window_s` long: the same values
+    /// as the functions it names, each computed once.
+    pub fn year(&self, year: u32, window_s: f64) -> YearTraffic {
+        let requests = self.requests_per_year(year);
+        YearTraffic {
+            year,
+            peak_rps: self.peak_rps(year),
+            requests,
+            mean_rps: requests / YEAR_S,
+            design_rps: self.design_window(year, window_s).mean_rps,
+            hourly_rps: self.hourly_rates(year),
+        }
+    }
+
+    /// [`year`](Self::year) for years 1 to `horizon_years`.
+    pub fn years(&self, horizon_years: u32, window_s: f64) -> Vec<YearTraffic> {
+        (1..=horizon_years)
+            .map(|y| self.year(y, window_s))
+            .collect()
     }
 
     /// One line for a report: the kind and its defining numbers.

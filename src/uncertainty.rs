@@ -40,6 +40,7 @@ use crate::hardware::numbers::PROFILE_NUMBERS;
 use crate::results::{Method, RunResults};
 use crate::scenario::Scenario;
 use crate::scenario::uncertainty::{Target, TierSetting, UncertainInput};
+use crate::traffic::YearTraffic;
 use ranges::Dist;
 
 /// The number of Monte Carlo samples when `--samples` is not given.
@@ -253,6 +254,9 @@ pub struct Model<'a> {
     fleets: Vec<Vec<FleetYear>>,
     eligible: Vec<bool>,
     base: Outcome,
+    /// The scenario's traffic year by year, computed once: every re-plan that leaves the
+    /// traffic alone reads it.
+    traffic: Vec<YearTraffic>,
 }
 
 impl<'a> Model<'a> {
@@ -287,6 +291,9 @@ impl<'a> Model<'a> {
                 best: None,
                 planned_meets: vec![],
             },
+            traffic: scenario
+                .traffic
+                .years(scenario.horizon_years, scenario.simulation.window_s),
         };
         m.base = m.evaluate(&[]);
         m
@@ -375,6 +382,13 @@ impl<'a> Model<'a> {
         }
         let n = s.tiers.len();
         let fits = s.rebuild_service_plans();
+        // Year by year once for all tiers: the base's when the inputs left the traffic alone
+        // (only its growth is an input).
+        let traffic = if s.traffic == self.scenario.traffic {
+            Cow::Borrowed(&self.traffic)
+        } else {
+            Cow::Owned(s.traffic.years(s.horizon_years, s.simulation.window_s))
+        };
         let mut fleets: Vec<Option<Vec<FleetYear>>> = vec![None; n];
         let mut eligible = vec![false; n];
         let mut planned_meets = vec![false; n];
@@ -395,7 +409,9 @@ impl<'a> Model<'a> {
                     latency_curve: &t.latency_curve,
                     unit_throughput_rps: t.unit_throughput_rps,
                     simulated: self.simulated,
+                    traffic: &self.traffic,
                 },
+                &traffic,
             );
             eligible[i] = self.eligible[i] && r.eligible;
             planned_meets[i] = r.planned_meets;

@@ -168,6 +168,31 @@ fn hourly_rates_repeat_the_trace() {
     assert!((total - tt.requests_per_year(1)).abs() < 1e-3);
 }
 
+/// What a plan reads of a year, gathered once (`TrafficSpec::year`), is what each function
+/// gives on its own, to the bit, in every year of a growing, sped-up trace.
+#[test]
+fn a_year_of_traffic_is_each_figure_computed_once() {
+    let spec = tco_sim::traffic::TrafficSpec::new(tco_sim::traffic::TrafficKind::Trace(traffic(
+        ReplayOptions {
+            speedup: 1.7,
+            ..Default::default()
+        },
+        0.4,
+    )));
+    let years = spec.years(3, 1800.0);
+    assert_eq!(years.len(), 3);
+    for (y, yt) in (1..=3).zip(&years) {
+        assert_eq!(yt.year, y);
+        assert_eq!(yt.peak_rps, spec.peak_rps(y));
+        assert_eq!(yt.requests, spec.requests_per_year(y));
+        assert_eq!(yt.mean_rps, spec.mean_rps(y));
+        assert_eq!(yt.design_rps, spec.design_window(y, 1800.0).mean_rps);
+        assert_eq!(yt.hourly_rps, spec.hourly_rates(y));
+    }
+    // The years differ (growth 40 %), so the check compared something.
+    assert!(years[2].design_rps > years[0].design_rps * 1.9);
+}
+
 /// Through the `[traffic]` table, with the path relative to the scenario's folder.
 #[test]
 fn a_scenario_can_name_the_shipped_trace() {

@@ -29,7 +29,7 @@ use crate::perf::ServicePlan;
 use crate::rng;
 use crate::scenario::{Scenario, Tier};
 use crate::sim::{self, Dispatch, FleetSpec, RunSpec, ServerModel, SimError, SimReport};
-use crate::traffic::Request;
+use crate::traffic::{Request, YearTraffic};
 use crate::workload::{LengthSampler, TokenCount, Workload};
 
 /// Most arrivals one evaluation (one fleet size, all replications) simulates: 2^22, about
@@ -664,17 +664,15 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
     let s = ctx.scenario;
     let max_u = s.slo.max_utilization.value;
     let cap = ctx.max_units;
-    let design = s
-        .traffic
-        .design_window(year, s.simulation.window_s)
-        .mean_rps;
+    let yt = s.traffic.year(year, s.simulation.window_s);
+    let design = yt.design_rps;
     let analytic = units_for(design, ctx.unit_throughput_rps, max_u).max(1);
     let bound = utilization_bound(design, ctx.unit_throughput_rps, max_u);
-    let mean = s.traffic.mean_rps(year);
+    let mean = yt.mean_rps;
     let unsimulated =
         |units: u32, stop: StopReason, detail: Option<String>, utilization: f64| CapacityYear {
             year,
-            peak_rps: s.traffic.peak_rps(year),
+            peak_rps: yt.peak_rps,
             mean_rps: mean,
             units,
             analytic_units: analytic,
@@ -686,11 +684,7 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
                 units,
                 utilization,
                 hourly_units: vec![],
-                requests: super::served_requests(
-                    &s.traffic,
-                    year,
-                    units as f64 * ctx.unit_throughput_rps,
-                ),
+                requests: super::served_requests(&yt, units as f64 * ctx.unit_throughput_rps),
             },
         };
     let infeasible = super::infeasibility(s, &ctx.tier.plan);
@@ -712,7 +706,7 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
     let m = measurement(ctx, year, ctx.tier.fixed_units.unwrap_or(analytic));
     if m.falls_back() {
         return Ok(PlannedYear {
-            year: analytic_year(ctx, year, analytic, mean),
+            year: analytic_year(ctx, &yt, analytic),
             adjustment: m.adjustment,
         });
     }
@@ -768,7 +762,7 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
         vec![]
     } else {
         hourly_units(
-            &s.traffic.hourly_rates(year),
+            &yt.hourly_rps,
             design / units as f64,
             ctx.unit_throughput_rps,
             max_u,
@@ -778,7 +772,7 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
     Ok(PlannedYear {
         year: CapacityYear {
             year,
-            peak_rps: s.traffic.peak_rps(year),
+            peak_rps: yt.peak_rps,
             mean_rps: mean,
             units,
             analytic_units: analytic,
@@ -810,11 +804,7 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
                 units,
                 utilization,
                 hourly_units: hourly,
-                requests: super::served_requests(
-                    &s.traffic,
-                    year,
-                    units as f64 * ctx.unit_throughput_rps,
-                ),
+                requests: super::served_requests(&yt, units as f64 * ctx.unit_throughput_rps),
             },
         },
         adjustment: m.adjustment,
@@ -824,8 +814,9 @@ fn plan_year(ctx: &TierContext<'_>, year: u32) -> Result<PlannedYear, SimError> 
 /// A tier-year with too few requests for its percentile, sized without simulation: the
 /// utilization bound (a lone request on an idle unit already meets the contract, so at this
 /// traffic queueing adds next to nothing), or the fixed fleet if the scenario sets one.
-fn analytic_year(ctx: &TierContext<'_>, year: u32, analytic: u32, mean: f64) -> CapacityYear {
+fn analytic_year(ctx: &TierContext<'_>, yt: &YearTraffic, analytic: u32) -> CapacityYear {
     let s = ctx.scenario;
+    let (year, mean) = (yt.year, yt.mean_rps);
     let max_u = s.slo.max_utilization.value;
     let (units, stop, detail, hourly) = match ctx.tier.fixed_units {
         Some(n) if n >= analytic => (n, StopReason::Fixed, None, vec![]),
@@ -842,7 +833,7 @@ fn analytic_year(ctx: &TierContext<'_>, year: u32, analytic: u32, mean: f64) -> 
             StopReason::Met,
             None,
             hourly_units(
-                &s.traffic.hourly_rates(year),
+                &yt.hourly_rps,
                 0.0,
                 ctx.unit_throughput_rps,
                 max_u,
@@ -853,7 +844,7 @@ fn analytic_year(ctx: &TierContext<'_>, year: u32, analytic: u32, mean: f64) -> 
     let capacity = units as f64 * ctx.unit_throughput_rps;
     CapacityYear {
         year,
-        peak_rps: s.traffic.peak_rps(year),
+        peak_rps: yt.peak_rps,
         mean_rps: mean,
         units,
         analytic_units: analytic,
@@ -869,11 +860,7 @@ fn analytic_year(ctx: &TierContext<'_>, year: u32, analytic: u32, mean: f64) -> 
                 0.0
             },
             hourly_units: hourly,
-            requests: super::served_requests(
-                &s.traffic,
-                year,
-                units as f64 * ctx.unit_throughput_rps,
-            ),
+            requests: super::served_requests(yt, units as f64 * ctx.unit_throughput_rps),
         },
     }
 }

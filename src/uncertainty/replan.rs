@@ -35,6 +35,7 @@
 
 use crate::capacity::{self, CapacityYear, FleetYear, LoadPoint};
 use crate::scenario::Scenario;
+use crate::traffic::YearTraffic;
 
 /// A tier's plan under changed inputs.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,16 +60,24 @@ pub struct BasePlan<'a> {
     pub unit_throughput_rps: f64,
     /// Whether the base run simulated (else it used the utilization bound).
     pub simulated: bool,
+    /// The base scenario's traffic, year by year.
+    pub traffic: &'a [YearTraffic],
 }
 
 /// Re-plan tier `tier` of `s` (inputs changed, service plans rebuilt) from its base plan in the
-/// base scenario `b`.
-pub fn replan(b: &Scenario, s: &Scenario, tier: usize, base: BasePlan<'_>) -> Replanned {
+/// base scenario `b`; `traffic` is `s`'s traffic year by year (the base's when unchanged).
+pub fn replan(
+    b: &Scenario,
+    s: &Scenario,
+    tier: usize,
+    base: BasePlan<'_>,
+    traffic: &[YearTraffic],
+) -> Replanned {
     let t = &s.tiers[tier];
     let t1 = t.plan.unit_throughput_rps(&s.workload);
     let max_u = s.slo.max_utilization.value;
     let infeasible = capacity::infeasibility(s, &t.plan).is_some();
-    let analytic = capacity::analytic_plan(s, t);
+    let analytic = capacity::analytic_plan(s, t, traffic);
     let peak_rps = analytic.last().map_or(0.0, |c| c.peak_rps);
     let bound_met = |units: u32, design: f64| units as f64 * t1 * max_u >= design;
     let curve = Curve::new(
@@ -80,13 +89,11 @@ pub fn replan(b: &Scenario, s: &Scenario, tier: usize, base: BasePlan<'_>) -> Re
     if !base.simulated || curve.is_none() {
         let eligible = analytic.iter().all(|c| c.stop.meets_slo());
         let planned_meets = !infeasible
-            && base.years.iter().all(|c| {
-                let design = s
-                    .traffic
-                    .design_window(c.year, s.simulation.window_s)
-                    .mean_rps;
-                bound_met(c.units, design)
-            });
+            && base
+                .years
+                .iter()
+                .zip(traffic)
+                .all(|(c, yt)| bound_met(c.units, yt.design_rps));
         return Replanned {
             fleets: analytic.into_iter().map(|c| c.fleet).collect(),
             eligible,
@@ -101,11 +108,17 @@ pub fn replan(b: &Scenario, s: &Scenario, tier: usize, base: BasePlan<'_>) -> Re
     let mut fleets = Vec::with_capacity(base.years.len());
     let mut eligible = !infeasible && t1 > 0.0;
     let mut planned_meets = eligible;
-    for (c, a) in base.years.iter().zip(&analytic) {
+    for (((c, a), yt0), yt) in base
+        .years
+        .iter()
+        .zip(&analytic)
+        .zip(base.traffic)
+        .zip(traffic)
+    {
         let y = c.year;
-        let design0 = b.traffic.design_window(y, b.simulation.window_s).mean_rps;
-        let design1 = s.traffic.design_window(y, s.simulation.window_s).mean_rps;
-        let mean1 = s.traffic.mean_rps(y);
+        let design0 = yt0.design_rps;
+        let design1 = yt.design_rps;
+        let mean1 = yt.mean_rps;
         let Some(l) = c.latency.as_ref().filter(|_| design0 > 0.0 && c.units > 0) else {
             // Not simulated in the base run: the utilization bound, as the base run did.
             let (units, met) = match t.fixed_units {
@@ -126,14 +139,14 @@ pub fn replan(b: &Scenario, s: &Scenario, tier: usize, base: BasePlan<'_>) -> Re
                 hourly_units: match t.fixed_units {
                     Some(_) => vec![],
                     None => capacity::hourly_units(
-                        &s.traffic.hourly_rates(y),
+                        &yt.hourly_rps,
                         0.0,
                         t1,
                         max_u,
                         t.autoscale_interval_h as usize,
                     ),
                 },
-                requests: capacity::served_requests(&s.traffic, y, cap),
+                requests: capacity::served_requests(yt, cap),
             });
             continue;
         };
@@ -205,14 +218,14 @@ pub fn replan(b: &Scenario, s: &Scenario, tier: usize, base: BasePlan<'_>) -> Re
             hourly_units: match t.fixed_units {
                 Some(_) => vec![],
                 None => capacity::hourly_units(
-                    &s.traffic.hourly_rates(y),
+                    &yt.hourly_rps,
                     design1 / units as f64,
                     t1,
                     max_u,
                     t.autoscale_interval_h as usize,
                 ),
             },
-            requests: capacity::served_requests(&s.traffic, y, units as f64 * t1),
+            requests: capacity::served_requests(yt, units as f64 * t1),
         });
     }
     Replanned {
