@@ -202,6 +202,7 @@ pub enum Constant {
     LayerOverhead,
     AllreduceLatency,
     AttentionMemory,
+    SerialFraction,
 }
 
 impl Constant {
@@ -216,6 +217,7 @@ impl Constant {
             Constant::LayerOverhead => "efficiency.layer_overhead_ms",
             Constant::AllreduceLatency => "interconnect.allreduce_latency_us",
             Constant::AttentionMemory => "efficiency.attention_memory",
+            Constant::SerialFraction => "efficiency.serial_fraction",
         }
     }
     /// Valid range in the profile's SI units (the declaration in `hardware::numbers`).
@@ -228,6 +230,7 @@ impl Constant {
             | Constant::AttentionMemory => (0.001, 1.0),
             Constant::BatchOverhead => (0.0, 0.1),
             Constant::LayerOverhead | Constant::AllreduceLatency => (0.0, 0.01),
+            Constant::SerialFraction => (0.0, 0.5),
         }
     }
     fn get(self, p: &Profile) -> f64 {
@@ -243,6 +246,7 @@ impl Constant {
                 .efficiency_attention_memory
                 .as_ref()
                 .map_or(p.efficiency_memory.value, |c| c.value),
+            Constant::SerialFraction => p.serial_fraction.as_ref().map_or(0.0, |c| c.value),
         }
     }
     fn set(self, p: &mut Profile, v: f64) {
@@ -255,6 +259,7 @@ impl Constant {
             Constant::LayerOverhead => set_optional(&mut p.layer_overhead_s, v),
             Constant::AllreduceLatency => set_optional(&mut p.allreduce_latency_s, v),
             Constant::AttentionMemory => set_optional(&mut p.efficiency_attention_memory, v),
+            Constant::SerialFraction => set_optional(&mut p.serial_fraction, v),
         }
     }
     /// The value as the profile file writes it (ms for the overheads, µs for the latency).

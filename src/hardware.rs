@@ -287,6 +287,9 @@ pub struct Profile {
     /// Generative models: fraction of the bandwidth the attention's KV-cache read reaches;
     /// `None`: `efficiency_memory`.
     pub efficiency_attention_memory: Option<Cited>,
+    /// CPUs: Amdahl's serial fraction of a forward pass split across cores
+    /// ([`Profile::parallel_cores`]); `None`: 0.
+    pub serial_fraction: Option<Cited>,
     pub batch_overhead_s: Cited,
     /// Fixed time per layer of a forward pass \[s\]; `None`: 0.
     pub layer_overhead_s: Option<Cited>,
@@ -310,6 +313,16 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// How many cores' worth of compute `k` cores give one forward pass split across them:
+    /// Amdahl's law, `k / (1 + s (k − 1))` with `s` the profile's serial fraction (G. M. Amdahl,
+    /// "Validity of the single processor approach to achieving large scale computing
+    /// capabilities", AFIPS Spring Joint Computer Conference, 1967). `k` without one.
+    pub fn parallel_cores(&self, k: u32) -> f64 {
+        let k = f64::from(k.max(1));
+        let s = self.serial_fraction.as_ref().map_or(0.0, |c| c.value);
+        k / (1.0 + s * (k - 1.0))
+    }
+
     /// Chips per unit as an integer.
     pub fn chip_count(&self) -> u32 {
         self.chips.value as u32
@@ -503,6 +516,7 @@ fn validate(
     let e_matmul = read(&numbers::EFFICIENCY_COMPUTE_MATMUL)?;
     let e_m = required(&numbers::EFFICIENCY_MEMORY)?;
     let e_attention = read(&numbers::EFFICIENCY_ATTENTION_MEMORY)?;
+    let serial_fraction = read(&numbers::SERIAL_FRACTION)?;
     let t0 = required(&numbers::BATCH_OVERHEAD)?;
     let layer_overhead = read(&numbers::LAYER_OVERHEAD)?;
     let allreduce_latency = read(&numbers::ALLREDUCE_LATENCY)?;
@@ -651,6 +665,7 @@ fn validate(
         efficiency_compute_matmul: e_matmul,
         efficiency_memory: e_m,
         efficiency_attention_memory: e_attention,
+        serial_fraction,
         batch_overhead_s: t0,
         layer_overhead_s: layer_overhead,
         allreduce_latency_s: allreduce_latency,
@@ -857,6 +872,7 @@ mod tests {
                 "power.peak_w",
                 "efficiency.compute",
                 "efficiency.memory",
+                "efficiency.serial_fraction",
                 "efficiency.batch_overhead [s]",
                 // Not in the file: the CPU default, listed with its source like any number.
                 "efficiency.service_cv",

@@ -483,7 +483,7 @@ pub fn instance_cache_bytes(profile: &Profile, cores_per_request: u32) -> f64 {
 }
 
 /// The classic plan of a CPU tier: `n = ⌊cores / cores_per_request⌋` instances per chip, each
-/// with `cores_per_request`× one core's peak, sharing the chip's bandwidth; weights that fit the
+/// with [`Profile::parallel_cores`]`(cores_per_request)`× one core's peak, sharing the chip's bandwidth; weights that fit the
 /// instance's cache are not read from DRAM (the rules in this module's header).
 fn cpu_classic_plan(
     profile: &Profile,
@@ -505,8 +505,9 @@ fn cpu_classic_plan(
         .with_help(format!("valid: a whole number from 1 to {cores}")));
     }
     let instances = cores / k;
+    // k cores split each request's forward pass, at Amdahl's speed-up.
     let roof = Roofline {
-        peak_flops: core.peak_flops * k as f64,
+        peak_flops: core.peak_flops * profile.parallel_cores(k),
         ..core
     };
     let weights_in_cache = w <= instance_cache_bytes(profile, k);
@@ -713,8 +714,16 @@ fn generative_plan(
         if needed > mem * USABLE_MEMORY_FRACTION {
             return Err(too_big(profile, needed));
         }
-        let cores = profile.cores_per_chip.as_ref().map_or(1.0, |c| c.value);
-        return Ok(layout(1, roof.peak_flops * cores, roof.bandwidth));
+        // The replica splits every iteration across the chip's cores, at Amdahl's speed-up.
+        let cores = profile
+            .cores_per_chip
+            .as_ref()
+            .map_or(1, |c| c.value as u32);
+        return Ok(layout(
+            1,
+            roof.peak_flops * profile.parallel_cores(cores),
+            roof.bandwidth,
+        ));
     }
     let fits = |d: u32| d as f64 * mem * USABLE_MEMORY_FRACTION >= needed;
     let at = |d: u32| layout(d, roof.peak_flops * d as f64, roof.bandwidth * d as f64);
@@ -850,31 +859,83 @@ mod tests {
     }
 
     #[test]
-    fn k_cores_per_request_give_k_times_the_compute_of_a_compute_bound_request() {
+    fn k_cores_per_request_give_amdahls_share_of_k_times_the_compute() {
         // BERT-large at int8 on c7i: 4 cores per request, each request compute-bound alone.
-        let p = cpu_profile("aws-c7i.8xlarge");
+        let shipped = cpu_profile("aws-c7i.8xlarge");
+        let s = shipped.serial_fraction.as_ref().unwrap().value;
+        assert!(s > 0.0 && s < 0.1, "{s}");
+        let mut linear = shipped.clone();
+        linear.serial_fraction = None;
         let w = classic("bert-large", Precision::Int8);
-        let one = classic_plan(&p, &w, &p.batching.clone());
-        let mut b = p.batching.clone();
-        b.cores_per_request = 4;
-        let four = classic_plan(&p, &w, &b);
-        assert_eq!((four.slots, four.cores_per_chip), (4, 4));
-        assert_eq!(four.roofline.peak_flops, 4.0 * one.roofline.peak_flops);
         let Workload::Classic { model, .. } = &w else {
             unreachable!()
         };
-        let t0 = one.roofline.t0_s;
-        let compute1 =
-            model.flops_per_item.value / (one.roofline.peak_flops * one.roofline.e_compute);
-        assert!(
-            (one.time_at_busy_s[0] - t0 - compute1).abs() < 1e-12,
-            "compute-bound alone"
-        );
-        assert!(((one.time_at_busy_s[0] - t0) / (four.time_at_busy_s[0] - t0) - 4.0).abs() < 1e-9);
+        for (p, four_cores) in [(&linear, 4.0), (&shipped, 4.0 / (1.0 + 3.0 * s))] {
+            let one = classic_plan(p, &w, &p.batching.clone());
+            let mut b = p.batching.clone();
+            b.cores_per_request = 4;
+            let four = classic_plan(p, &w, &b);
+            assert_eq!((four.slots, four.cores_per_chip), (4, 4));
+            assert_eq!(
+                four.roofline.peak_flops,
+                four_cores * one.roofline.peak_flops
+            );
+            let t0 = one.roofline.t0_s;
+            let compute1 =
+                model.flops_per_item.value / (one.roofline.peak_flops * one.roofline.e_compute);
+            assert!(
+                (one.time_at_busy_s[0] - t0 - compute1).abs() < 1e-12,
+                "compute-bound alone"
+            );
+            let speedup = (one.time_at_busy_s[0] - t0) / (four.time_at_busy_s[0] - t0);
+            assert!(
+                (speedup - four_cores).abs() < 1e-9,
+                "{speedup} vs {four_cores}"
+            );
+        }
+        // One core per request splits nothing: the serial fraction leaves it alone.
+        let one_shipped = classic_plan(&shipped, &w, &shipped.batching.clone());
+        let one_linear = classic_plan(&linear, &w, &linear.batching.clone());
+        assert_eq!(one_shipped.time_at_busy_s, one_linear.time_at_busy_s);
         // Too many cores per request is refused, naming the chip's core count.
+        let mut b = shipped.batching.clone();
         b.cores_per_request = 17;
-        let e = plan(&p, &w, Precision::Int8, &b).unwrap_err();
+        let e = plan(&shipped, &w, Precision::Int8, &b).unwrap_err();
         assert!(e.message.contains("16 cores"), "{}", e.message);
+    }
+
+    /// A generative replica on a CPU splits every iteration over all the chip's cores: its
+    /// compute (prefill, batched decode, attention) runs at Amdahl's share of them, while the
+    /// weight and KV reads, bandwidth-bound, are unchanged.
+    #[test]
+    fn a_cpu_generative_replica_computes_at_amdahls_share_of_its_cores() {
+        let shipped = cpu_profile("altra-max-m128-30-1u");
+        let s = shipped.serial_fraction.as_ref().unwrap().value;
+        let mut linear = shipped.clone();
+        linear.serial_fraction = None;
+        let w = Workload::Generative {
+            model: crate::workload::generative_preset("llama-3-8b").unwrap(),
+            precision: Precision::Int8,
+            prompt_tokens: crate::workload::TokenCount::Fixed { tokens: 128 },
+            output_tokens: crate::workload::TokenCount::Fixed { tokens: 256 },
+            tokens_from_trace: false,
+        };
+        let gen_plan = |p: &Profile| match plan(p, &w, Precision::Int8, &p.batching).unwrap() {
+            ServicePlan::Generative(g) => g,
+            ServicePlan::Classic(_) => unreachable!(),
+        };
+        let (a, b) = (gen_plan(&linear), gen_plan(&shipped));
+        let slower = 1.0 + s * 127.0;
+        assert!(slower > 6.0, "128 cores at s = {s}: {slower}");
+        for (x, y) in [
+            (a.prefill_s_per_token, b.prefill_s_per_token),
+            (a.decode_compute_s_per_seq, b.decode_compute_s_per_seq),
+            (a.attention_s_per_pair, b.attention_s_per_pair),
+        ] {
+            assert!((y / x - slower).abs() < 1e-9, "{y} / {x}");
+        }
+        assert_eq!(a.weight_read_s, b.weight_read_s);
+        assert_eq!(a.kv_read_s_per_token, b.kv_read_s_per_token);
     }
 
     #[test]

@@ -144,10 +144,9 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// Issue 10's bound on held-out rows: median |error| ≤ 10 %, max ≤ 25 %. Not met today (see the
-/// README's accuracy section for the figures and what drives them); the bound is not loosened.
+/// Issue 10's bound on held-out rows: median |error| ≤ 10 %, max ≤ 25 % (measured 2026-12-02:
+/// 8.9 % and 24.3 % over 26 rows; the README's accuracy section says which rows are nearest).
 #[test]
-#[ignore = "not met yet: held-out median/max |error| are reported by `tco-sim accuracy`; run with --ignored"]
 fn held_out_error_meets_the_issue_bound() {
     let rep = accuracy::run(&table(), false).unwrap();
     let a = rep.all_held_out.unwrap();
@@ -308,10 +307,10 @@ fn a_closed_loop_row_needs_its_concurrency() {
 }
 
 /// The CPU rows, asserted loosely so a regression in the CPU physics (cache-resident weights,
-/// instances of several cores, CPU batching) fails: each prediction within a band around today's
-/// error. ResNet-50 Server is held out and within 10 % of Intel's published figure; the BERT rows
-/// run SQuAD's variable length and no longer collapse to zero, as the one-request-per-core plan
-/// did for Server.
+/// instances of several cores at Amdahl's speed-up, CPU batching) fails: each prediction within
+/// a band around today's error. The two fit rows reproduce (ResNet-50 Offline on 1-core
+/// instances sets compute, BERT-99 Offline on 4-core instances the serial fraction); the Server
+/// rows on 2- and 8-core instances are held out.
 #[test]
 fn cpu_rows_stay_within_their_bands() {
     let t = table();
@@ -328,25 +327,26 @@ fn cpu_rows_stay_within_their_bands() {
         "the fit row reproduces"
     );
     assert!(
+        err("xeon-bert99-offline").abs() < 0.01,
+        "the fit row reproduces"
+    );
+    assert!(
         err("xeon-resnet50-server").abs() < 0.10,
         "{}",
         err("xeon-resnet50-server")
     );
-    // BERT at SQuAD's variable length (Intel's harness packs by tokens): Offline +13 %, Server
-    // +44 % (measured 2026-12-01) — the Server over-prediction is the CPU queueing/batching model
-    // under a 130 ms bound, still open.
-    let e = err("xeon-bert99-offline");
-    assert!((-0.25..=0.25).contains(&e), "xeon-bert99-offline: {e}");
+    // BERT at SQuAD's variable length (Intel's harness packs by tokens) on 8-core instances:
+    // +9.5 % (measured 2026-12-02; +44 % while k cores computed k times as fast as one).
     let e = err("xeon-bert99-server");
-    assert!((-0.25..=0.60).contains(&e), "xeon-bert99-server: {e}");
+    assert!((-0.15..=0.15).contains(&e), "xeon-bert99-server: {e}");
 }
 
 /// The Arm CPU rows (Ampere Altra Max, llama.cpp decode of Llama-3-8B at 8-bit), held to bands
-/// around their errors measured 2026-12-01 with `tco-sim accuracy` so a regression in the CPU
+/// around their errors measured 2026-12-02 with `tco-sim accuracy` so a regression in the CPU
 /// decode model fails: batch 1 −9.2 % (decode reads every weight once per step: bandwidth-bound,
-/// as modelled); batch 32 −78.9 % — the model prices the step at the weight read (~56 ms) while
-/// llama.cpp took 264 ms, i.e. its batched int8 GEMM reached ~2 TOPS, ~8 % of the profile's
-/// assumed 24.6 TOPS SDOT peak (an open gap of the CPU compute model, not tuned away: held-out).
+/// as modelled); batch 32 +8.5 % — compute-bound, its GEMMs split over 128 threads at the Xeon's
+/// fitted serial fraction (carried to this profile as an estimate; −78.9 % before, when 128
+/// threads computed 128 times as fast as one). Both are held out: no Altra constant is fitted.
 #[test]
 fn arm_cpu_rows_stay_within_their_bands() {
     let rep = accuracy::run(&table(), false).unwrap();
@@ -363,5 +363,5 @@ fn arm_cpu_rows_stay_within_their_bands() {
     let e = err("altramax-llama3-8b-q8r16-b1-tpot");
     assert!((-0.25..=0.25).contains(&e), "batch 1: {e}");
     let e = err("altramax-llama3-8b-q8r16-b32-tpot");
-    assert!((-0.90..=0.25).contains(&e), "batch 32: {e}");
+    assert!((-0.25..=0.25).contains(&e), "batch 32: {e}");
 }

@@ -525,3 +525,32 @@ fn an_analytic_replan_costs_what_a_fresh_plan_costs() {
     }
     assert!(growth_checked >= 5, "{growth_checked}");
 }
+
+/// The serial fraction is an uncertain input only where a pass is split across cores (a
+/// generative replica on a CPU chip, or a classic tier of several cores per request): on a
+/// classic tier of one core per request it moves nothing and would show a bar of zero.
+#[test]
+fn the_serial_fraction_is_offered_only_where_it_acts() {
+    let keys = |s: &Scenario| -> Vec<String> {
+        s.input_paths()
+            .into_iter()
+            .map(|p| p.key)
+            .filter(|k| k.ends_with(".efficiency.serial_fraction"))
+            .collect()
+    };
+    // llama70b-chat: the Altra Max runs Llama-2-70B on all its cores.
+    assert_eq!(
+        keys(&shipped("llama70b-chat.toml")),
+        vec!["tier.Altra Max M128 on-prem.efficiency.serial_fraction".to_string()]
+    );
+    // starter: CPU tiers of ResNet-style requests, one core each.
+    let mut s = shipped("starter.toml");
+    assert!(keys(&s).is_empty(), "{:?}", keys(&s));
+    let cpu = s
+        .tiers
+        .iter()
+        .position(|t| t.profile.serial_fraction.is_some())
+        .expect("a CPU tier");
+    s.tiers[cpu].batching.cores_per_request = 4;
+    assert_eq!(keys(&s).len(), 1, "{:?}", keys(&s));
+}

@@ -363,6 +363,9 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
         // Not measured by the kernels: the base profile's, if it has one.
         attention_memory: base
             .and_then(|b| b.efficiency.attention_memory.as_ref().map(clone_entry)),
+        // Not measured by single-kernel peaks (they run on every core at once): the base
+        // profile's, if it has one.
+        serial_fraction: base.and_then(|b| b.efficiency.serial_fraction.as_ref().map(clone_entry)),
     };
     let price = match base {
         Some(b) => PriceFile {

@@ -111,6 +111,10 @@ pub struct EfficiencyFile {
     /// Fraction of the bandwidth a generative model's KV-cache read reaches (absent: `memory`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attention_memory: Option<CitedEntry>,
+    /// CPUs: the serial fraction of a forward pass split across cores (Amdahl), which makes
+    /// `k` cores compute `k / (1 + s (k − 1))` times as fast as one (absent: 0, linear).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub serial_fraction: Option<CitedEntry>,
 }
 
 /// The links between the devices of a unit, which tensor parallelism's all-reduces cross.

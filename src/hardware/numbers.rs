@@ -407,6 +407,18 @@ pub const EFFICIENCY_ATTENTION_MEMORY: ProfileNumber = ProfileNumber {
     held: |p| p.efficiency_attention_memory.as_ref(),
     held_mut: |p| p.efficiency_attention_memory.as_mut(),
 };
+pub const SERIAL_FRACTION: ProfileNumber = ProfileNumber {
+    key: "efficiency.serial_fraction",
+    label: "efficiency.serial_fraction",
+    unit: "fraction",
+    scale: 1.0,
+    valid: Valid::from_to(0.0, 0.5, "a fraction from 0 to 0.5"),
+    presence: Presence::Optional,
+    help: "CPUs: Amdahl's serial fraction s of a forward pass split across k cores (a CPU instance of cores_per_request cores, or a generative replica on the whole chip), which then computes k / (1 + s (k - 1)) times as fast as one core; absent: 0 (linear)",
+    raw: |f| f.efficiency.serial_fraction.as_ref(),
+    held: |p| p.serial_fraction.as_ref(),
+    held_mut: |p| p.serial_fraction.as_mut(),
+};
 pub const BATCH_OVERHEAD: ProfileNumber = ProfileNumber {
     key: "efficiency.batch_overhead_ms",
     label: "efficiency.batch_overhead [s]",
@@ -573,6 +585,7 @@ pub static PROFILE_NUMBERS: &[ProfileNumber] = &[
     EFFICIENCY_COMPUTE_MATMUL,
     EFFICIENCY_MEMORY,
     EFFICIENCY_ATTENTION_MEMORY,
+    SERIAL_FRACTION,
     BATCH_OVERHEAD,
     LAYER_OVERHEAD,
     SERVICE_CV,

@@ -199,6 +199,14 @@ impl Scenario {
                 if n.key == crate::hardware::numbers::SERVICE_CV.key {
                     continue;
                 }
+                // The serial fraction only slows a pass split across cores: on a classic tier of
+                // one core per request it moves nothing, and is not offered either.
+                if n.key == crate::hardware::numbers::SERIAL_FRACTION.key
+                    && matches!(self.workload, crate::workload::Workload::Classic { .. })
+                    && t.batching.cores_per_request <= 1
+                {
+                    continue;
+                }
                 if n.get(&t.profile).is_some() {
                     out.push(InputPath {
                         key: format!("tier.{}.{}", t.name, n.key),
