@@ -125,10 +125,9 @@ impl FleetYear {
 }
 
 /// Requests a fleet of `capacity_rps` (its roofline throughput) serves in a year of `traffic`:
-/// hour by hour,
-/// the offered rate or the capacity, whichever is lower. Every plan — analytic or simulated —
-/// counts served requests this one way, so the same fleet has the same cost per million either
-/// way. Equal to the offered requests when no hour exceeds the capacity.
+/// hour by hour, the offered rate or the capacity, whichever is lower. Every plan — analytic or
+/// simulated — counts served requests this one way, so the same fleet has the same cost per
+/// million either way. Equal to the offered requests when no hour exceeds the capacity.
 pub fn served_requests(traffic: &crate::traffic::YearTraffic, capacity_rps: f64) -> f64 {
     let offered = traffic.requests;
     let rates = &traffic.hourly_rps;
@@ -378,8 +377,8 @@ pub fn analytic_tiers(scenario: &Scenario) -> Vec<TierPlan> {
         .collect()
 }
 
-/// The analytic plan of a tier for every year, on the scenario's traffic `traffic` (one
-/// [`YearTraffic`](crate::traffic::YearTraffic) per year, [`TrafficSpec::years`](crate::traffic::TrafficSpec::years)).
+/// The analytic plan of a tier for every year of `traffic`, the scenario's traffic year by year
+/// ([`TrafficSpec::years`](crate::traffic::TrafficSpec::years)).
 pub fn analytic_plan(
     scenario: &Scenario,
     tier: &Tier,

@@ -517,6 +517,11 @@ fn validate(
     let e_m = required(&numbers::EFFICIENCY_MEMORY)?;
     let e_attention = read(&numbers::EFFICIENCY_ATTENTION_MEMORY)?;
     let serial_fraction = read(&numbers::SERIAL_FRACTION)?;
+    if let (true, Some(e)) = (kind != UnitKind::Cpu, f.efficiency.serial_fraction.as_ref()) {
+        return Err(src
+            .error(&e.value, numbers::SERIAL_FRACTION.key, "is for `cpu` profiles only")
+            .with_help("the planner splits a pass across cores only on CPUs; an accelerator device is one slot; remove it"));
+    }
     let t0 = required(&numbers::BATCH_OVERHEAD)?;
     let layer_overhead = read(&numbers::LAYER_OVERHEAD)?;
     let allreduce_latency = read(&numbers::ALLREDUCE_LATENCY)?;
@@ -849,6 +854,32 @@ mod tests {
         assert!(text.contains(from), "{from}");
         let src = SourceFile::from_text("p.toml", text.replacen(from, to, 1));
         Profile::from_source(&src, None)
+    }
+
+    /// The serial fraction splits a pass across CPU cores; on an accelerator it would do
+    /// nothing, so it is refused at its position, naming the key.
+    #[test]
+    fn a_serial_fraction_on_an_accelerator_is_refused() {
+        let text = embedded_text("aws-g6.xlarge").unwrap();
+        let at = "[efficiency]\n";
+        assert!(text.contains(at));
+        let src = SourceFile::from_text(
+            "g6.toml",
+            text.replacen(
+                at,
+                "[efficiency]\nserial_fraction = { value = 0.05, source = \"accuracy-fit\" }\n",
+                1,
+            ),
+        );
+        let e = Profile::from_source(&src, None).unwrap_err().to_string();
+        assert!(e.contains("efficiency.serial_fraction"), "{e}");
+        assert!(e.contains("`cpu` profiles only"), "{e}");
+        assert!(e.contains("g6.toml:"), "{e}");
+        // A CPU profile takes it.
+        let p = altra_with("", "").unwrap();
+        assert!(p.serial_fraction.is_some());
+        assert!((p.parallel_cores(1) - 1.0).abs() < 1e-15);
+        assert!(p.parallel_cores(80) < 80.0 && p.parallel_cores(80) > 10.0);
     }
 
     #[test]

@@ -16,7 +16,9 @@
 //! **CPU instances (intra-op parallelism and batching).** A tier may pin `c` cores to each
 //! request (`cores_per_request`, default 1), as OpenVINO / IPEX / ONNX Runtime instances and
 //! Intel's MLPerf harness do: a chip of `C` cores then has `n = ⌊C/c⌋` instances, each with
-//! `c×` one core's peak, sharing the chip's bandwidth among the busy instances (the same
+//! `c / (1 + s(c − 1))`× one core's peak (Amdahl's law, `s` the profile's
+//! `efficiency.serial_fraction`, 0 when absent; a generative replica splits its compute over all
+//! `C` cores the same way), sharing the chip's bandwidth among the busy instances (the same
 //! `BW/k` rule, `k` counting instances). A CPU tier with `max_batch > 1` batches on each
 //! instance the way an accelerator does (the simulator's batching server, one device per
 //! instance, `window_ms` to fill); its batch times take the bandwidth shared by all `n`
@@ -483,8 +485,9 @@ pub fn instance_cache_bytes(profile: &Profile, cores_per_request: u32) -> f64 {
 }
 
 /// The classic plan of a CPU tier: `n = ⌊cores / cores_per_request⌋` instances per chip, each
-/// with [`Profile::parallel_cores`]`(cores_per_request)`× one core's peak, sharing the chip's bandwidth; weights that fit the
-/// instance's cache are not read from DRAM (the rules in this module's header).
+/// with [`Profile::parallel_cores`]`(cores_per_request)`× one core's peak, sharing the chip's
+/// bandwidth; weights that fit the instance's cache are not read from DRAM (the rules in this
+/// module's header).
 fn cpu_classic_plan(
     profile: &Profile,
     core: Roofline,
