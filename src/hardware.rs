@@ -468,14 +468,22 @@ fn validate(
     let l2_bytes_per_core = read(&numbers::L2_PER_CORE)?;
     let llc_bytes_per_chip = read(&numbers::LLC)?;
     if kind != UnitKind::Cpu {
-        for (given, n) in [
-            (f.chip.l2_mb_per_core.as_ref(), &numbers::L2_PER_CORE),
-            (f.chip.llc_mb.as_ref(), &numbers::LLC),
+        // CPU-only numbers, refused elsewhere rather than ignored.
+        const CACHE: &str = "the planner reads cache sizes only for CPU cores (weights that fit stay in cache); remove it";
+        const SPLIT: &str = "the planner splits a pass across cores only on CPUs; an accelerator device is one slot; remove it";
+        for (given, n, help) in [
+            (f.chip.l2_mb_per_core.as_ref(), &numbers::L2_PER_CORE, CACHE),
+            (f.chip.llc_mb.as_ref(), &numbers::LLC, CACHE),
+            (
+                f.efficiency.serial_fraction.as_ref(),
+                &numbers::SERIAL_FRACTION,
+                SPLIT,
+            ),
         ] {
             if let Some(e) = given {
                 return Err(src
                     .error(&e.value, n.key, "is for `cpu` profiles only")
-                    .with_help("the planner reads cache sizes only for CPU cores (weights that fit stay in cache); remove it"));
+                    .with_help(help));
             }
         }
     }
@@ -517,11 +525,6 @@ fn validate(
     let e_m = required(&numbers::EFFICIENCY_MEMORY)?;
     let e_attention = read(&numbers::EFFICIENCY_ATTENTION_MEMORY)?;
     let serial_fraction = read(&numbers::SERIAL_FRACTION)?;
-    if let (true, Some(e)) = (kind != UnitKind::Cpu, f.efficiency.serial_fraction.as_ref()) {
-        return Err(src
-            .error(&e.value, numbers::SERIAL_FRACTION.key, "is for `cpu` profiles only")
-            .with_help("the planner splits a pass across cores only on CPUs; an accelerator device is one slot; remove it"));
-    }
     let t0 = required(&numbers::BATCH_OVERHEAD)?;
     let layer_overhead = read(&numbers::LAYER_OVERHEAD)?;
     let allreduce_latency = read(&numbers::ALLREDUCE_LATENCY)?;
