@@ -368,13 +368,30 @@ impl Replica {
     /// −tick modulo the block size.
     #[inline]
     fn need_phase(&self, kv: Kv) -> usize {
-        if !kv.paged {
-            usize::MAX
-        } else if self.tick_in_block == 0 {
-            0
-        } else {
-            (kv.unit_tokens - self.tick_in_block) as usize
-        }
+        need_phase_at(kv, self.tick_in_block)
+    }
+}
+
+/// The phase of the decoding sequences that cross a block boundary when the tick is
+/// `tick_in_block` modulo the block size: −tick modulo the block size.
+#[inline]
+fn need_phase_at(kv: Kv, tick_in_block: u64) -> usize {
+    if !kv.paged {
+        usize::MAX
+    } else if tick_in_block == 0 {
+        0
+    } else {
+        (kv.unit_tokens - tick_in_block) as usize
+    }
+}
+
+/// `tick_in_block` one tick later.
+#[inline]
+fn next_in_block(kv: Kv, tick_in_block: u64) -> u64 {
+    if tick_in_block + 1 == kv.unit_tokens {
+        0
+    } else {
+        tick_in_block + 1
     }
 }
 
@@ -606,6 +623,69 @@ impl Continuous {
     }
 }
 
+impl Continuous {
+    /// The common iteration end, done in one step: every running sequence of replica `r` is
+    /// decoding, none emits its last token now, the next iteration would admit nothing (nothing
+    /// waits, or there is no room), and the decoders' new KV blocks fit. The general path
+    /// ([`Model::on_event`] then [`Continuous::start_iteration`]) would then only advance the
+    /// tick and schedule the decoders again; this does exactly that, with the same arithmetic
+    /// in the same order (so the same iteration time and the same draw), and none of the
+    /// general path's checks of what cannot happen. Returns false, having changed nothing,
+    /// when the case does not hold.
+    #[inline]
+    fn decode_only_step(&mut self, core: &mut Core, r: u32) -> bool {
+        let kv = self.kv;
+        let rep = &mut self.replicas[r as usize];
+        if !rep.prefilling.is_empty() || !rep.preempted.is_empty() {
+            return false;
+        }
+        let tick = rep.tick + 1;
+        match rep.decoding_done.first() {
+            Some(&(done, _)) if done > tick => {}
+            // Someone completes (or nothing runs): the general path.
+            _ => return false,
+        }
+        let n = rep.decoding.len() as u64;
+        let budget = self.budget.map_or(u64::MAX, u64::from);
+        // The general path's admission loop runs only with room and budget left after the
+        // decoders; with nothing waiting it admits nothing.
+        let room = rep.decoding.len() < self.max_batch && budget.saturating_sub(n) > 0;
+        if room && core.queue_len(core.station_of_unit(rep.unit)) > 0 {
+            return false;
+        }
+        let tick_in_block = next_in_block(kv, rep.tick_in_block);
+        let need = if kv.paged {
+            u64::from(rep.decoding_phase[need_phase_at(kv, tick_in_block)])
+        } else {
+            0
+        };
+        if rep.kv_used + need > kv.capacity {
+            // Someone is preempted: the general path.
+            return false;
+        }
+        debug_assert!(rep.busy, "a replica ending an iteration is busy");
+        debug_assert!(n <= budget, "{n} decoding sequences, budget {budget}");
+        kv_integrate(core, rep);
+        rep.tick = tick;
+        rep.tick_in_block = tick_in_block;
+        rep.kv_used += need;
+        let cached = rep.decoding_cached_off + i128::from(n) * i128::from(tick);
+        let cached = u64::try_from(cached).expect("cached tokens are counts");
+        // One query token each: attention_pairs(cached, 1) = cached + 1.
+        let work = IterationWork {
+            prefill_tokens: 0.0,
+            decode_seqs: n as f64,
+            attention_pairs: (cached + n) as f64,
+            context_tokens: (cached + n) as f64,
+        };
+        kv_peak(core, rep, kv.unit_tokens);
+        let t = self.cost.iteration_s(&work);
+        let m = self.spread.draw(&mut core.service_rng);
+        core.schedule_in(to_ns(t * m), pack(KIND_ITERATION_DONE, r, 0));
+        true
+    }
+}
+
 /// A count beyond u64 as f64: the slow 128-bit conversion, out of line and cold so that the
 /// common u64 path does not pay for it.
 #[cold]
@@ -649,6 +729,9 @@ impl Model for Continuous {
     }
 
     fn on_event(&mut self, core: &mut Core, _kind: u8, r: u32, _generation: u32) {
+        if self.decode_only_step(core, r) {
+            return;
+        }
         let kv = self.kv;
         let now = core.now;
         let rep = &mut self.replicas[r as usize];
@@ -657,10 +740,7 @@ impl Model for Continuous {
         let st = core.station_of_unit(unit);
         // Every decoding sequence scheduled takes its token (those left out were held back).
         rep.tick += 1;
-        rep.tick_in_block += 1;
-        if rep.tick_in_block == kv.unit_tokens {
-            rep.tick_in_block = 0;
-        }
+        rep.tick_in_block = next_in_block(kv, rep.tick_in_block);
         // Decoding sequences emitting their last token, oldest first (they are older than the
         // prefilling ones, so this is the running order).
         while let Some(&(done, key)) = rep.decoding_done.first()
