@@ -541,9 +541,10 @@ pub fn latency_curve(ctx: &TierContext<'_>, units: u32) -> Vec<LoadPoint> {
     let (prompt, output) = ctx.scenario.workload.mean_tokens();
     let seed = tier_year_seed(ctx.scenario.seed, ctx.tier_index, 0);
     let at_slo = |l: &sim::LatencyStats| l.extra.first().map(|(_, e)| e.value_s);
-    LOADS
-        .iter()
-        .filter_map(|&f| {
+    // The points are independent runs with their own seeds: in parallel, in order.
+    let points: Vec<Option<LoadPoint>> = LOADS
+        .par_iter()
+        .map(|&f| {
             let rate = f * capacity;
             // Enough requests for a steady p99 without dwarfing the plan itself, and no more
             // join-shortest-queue work than one evaluation may do (two replications).
@@ -583,7 +584,8 @@ pub fn latency_curve(ctx: &TierContext<'_>, units: u32) -> Vec<LoadPoint> {
                 tpot_s: r.tpot.as_ref().and_then(at_slo),
             })
         })
-        .collect()
+        .collect();
+    points.into_iter().flatten().collect()
 }
 
 /// Plan every tier and year by simulation; tier-years run in parallel and the result does not
@@ -611,6 +613,8 @@ pub fn plan_all(
         })
         .collect();
     let mut out = Vec::new();
+    // Per tier, the fleet its latency curve is drawn at (none for a tier no fleet can serve).
+    let mut curve_fleets: Vec<Option<u32>> = Vec::new();
     let mut years = years.into_iter();
     for ctx in &contexts {
         let planned: Vec<PlannedYear> = (&mut years)
@@ -628,11 +632,7 @@ pub fn plan_all(
             c.stop != StopReason::Infeasible
                 && !(c.stop == StopReason::CapacityCap && c.latency.is_none())
         });
-        let curve = if feasible {
-            latency_curve(ctx, last)
-        } else {
-            vec![]
-        };
+        curve_fleets.push(feasible.then_some(last));
         let cdf = plan
             .last()
             .and_then(|c| c.latency.as_ref())
@@ -641,12 +641,21 @@ pub fn plan_all(
         out.push(TierPlan {
             index: ctx.tier_index,
             unit_throughput_rps: ctx.unit_throughput_rps,
-            latency_curve: curve,
+            latency_curve: vec![],
             latency_cdf: cdf,
             years: plan,
             adjustments,
         });
     }
+    // Every tier's curve at once: the tiers' points share the threads, instead of each tier
+    // waiting for its slowest point before the next starts.
+    out.par_iter_mut()
+        .zip(contexts.par_iter().zip(curve_fleets.par_iter()))
+        .for_each(|(plan, (ctx, fleet))| {
+            if let Some(units) = *fleet {
+                plan.latency_curve = latency_curve(ctx, units);
+            }
+        });
     Ok(out)
 }
 
