@@ -125,6 +125,9 @@ struct Replica {
     decoding_phase: Vec<u32>,
     /// (tick at which it emits its last token, admission number) of every decoding sequence.
     decoding_done: BTreeSet<(u64, u64)>,
+    /// The first tick of `decoding_done` (`u64::MAX` when empty): read every iteration, so
+    /// kept apart from the tree.
+    first_done: u64,
     /// The other running sequences, oldest first, with their admission numbers.
     prefilling: Vec<(u64, Sequence)>,
     /// Preempted sequences waiting to be recomputed, ahead of the station's queue.
@@ -257,6 +260,7 @@ impl Replica {
             decoding_cached_off: 0,
             decoding_phase: vec![0; if kv.paged { kv.unit_tokens as usize } else { 0 }],
             decoding_done: BTreeSet::new(),
+            first_done: u64::MAX,
             prefilling: Vec::new(),
             preempted: VecDeque::new(),
             kv_used: 0,
@@ -277,6 +281,7 @@ impl Replica {
         }
         let done = i64::from(tokens_to_emit(&d.req)) - d.emitted_off;
         self.decoding_done.insert((done as u64, key));
+        self.first_done = self.first_done.min(done as u64);
         self.decoding.insert(key, d);
     }
 
@@ -289,6 +294,7 @@ impl Replica {
         }
         let done = i64::from(tokens_to_emit(&d.req)) - d.emitted_off;
         self.decoding_done.remove(&(done as u64, key));
+        self.first_done = self.decoding_done.first().map_or(u64::MAX, |&(t, _)| t);
         d
     }
 
@@ -640,10 +646,9 @@ impl Continuous {
             return false;
         }
         let tick = rep.tick + 1;
-        match rep.decoding_done.first() {
-            Some(&(done, _)) if done > tick => {}
-            // Someone completes (or nothing runs): the general path.
-            _ => return false,
+        if rep.decoding.is_empty() || rep.first_done <= tick {
+            // Nothing runs, or someone completes: the general path.
+            return false;
         }
         let n = rep.decoding.len() as u64;
         let budget = self.budget.map_or(u64::MAX, u64::from);
