@@ -51,6 +51,7 @@ mod arrivals;
 mod batching;
 mod continuous;
 mod core;
+mod cutoff;
 mod engine;
 mod event;
 mod fast;
@@ -66,6 +67,7 @@ use serde::{Deserialize, Serialize};
 use crate::traffic::Request;
 
 pub use arrivals::{ClosedLoop, DeterministicArrivals, PoissonArrivals, ThinkTime};
+pub use cutoff::Cutoff;
 pub use prefix::{PrefixCacheStats, PrefixCaching};
 pub use stats::{
     CdfPoint, Counts, Estimate, LatencyStats, LittleCheck, LlmStats, QueueStats, SimReport,
@@ -579,6 +581,32 @@ where
     I: Iterator<Item = Request>,
 {
     simulate_with(fleet, run, Engine::Auto, arrivals)
+}
+
+/// [`simulate`] by the event engine, stopped early when the merged result is certain to miss a
+/// bound of `cutoff`: its quantile of end-to-end latency, TTFT or TPOT above the bound however
+/// the rest of the run would go. `None` then (the run failed; its partial report is not
+/// returned), else exactly [`simulate`]'s report. The arrivals of every replication are
+/// generated twice: once to count them (an upper bound on what the run records, which the
+/// certainty rests on), once to play them. A fleet [`simulate`] plays by the fast recursion
+/// (slots behind a shared queue, already quick) is played whole, as [`simulate`] plays it.
+///
+/// # Errors
+/// As [`simulate`]; a run stopped early has not read all its arrivals, so it reports no
+/// [`SimError::ArrivalsOutOfOrder`] after the point where it stopped.
+pub fn simulate_unless<F, I>(
+    fleet: &FleetSpec,
+    run: &RunSpec,
+    cutoff: &Cutoff,
+    arrivals: F,
+) -> Result<Option<SimReport>, SimError>
+where
+    F: Fn(u64) -> I + Sync,
+    I: Iterator<Item = Request>,
+{
+    validate::fleet(fleet)?;
+    validate::run(run)?;
+    engine::simulate_unless(fleet, run, cutoff, arrivals)
 }
 
 /// [`simulate`] with a choice of implementation.

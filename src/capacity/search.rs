@@ -417,8 +417,51 @@ fn evaluate_recorded(
     m: &Measurement,
     record: bool,
 ) -> Result<(Evaluation, Vec<Vec<sim::Completion>>), SimError> {
+    let (fleet, run) = fleet_and_run(ctx, year, units, m);
+    let (s, seed, window) = (ctx.scenario, run.seed, m.window_s);
+    let arrivals = |rep| design_arrivals(s, year, window, seed, rep);
+    let (report, requests) = if record {
+        sim::simulate_recorded(&fleet, &run, arrivals)?
+    } else {
+        (sim::simulate(&fleet, &run, arrivals)?, Vec::new())
+    };
+    Ok((evaluation(fleet.units, report), requests))
+}
+
+/// [`evaluate_with`] for a size whose failure needs no report: `None` as soon as the run is
+/// certain to miss the contract ([`sim::simulate_unless`]), so a failing size costs only the
+/// part of its run that decides it. A size that meets the contract, or fails only at the very
+/// end, is the whole run, the same as [`evaluate_with`].
+fn evaluate_unless(
+    ctx: &TierContext<'_>,
+    year: u32,
+    units: u32,
+    m: &Measurement,
+) -> Result<Option<Evaluation>, SimError> {
+    let (fleet, run) = fleet_and_run(ctx, year, units, m);
+    let (s, seed, window) = (ctx.scenario, run.seed, m.window_s);
+    let slo = &s.slo;
+    let cutoff = sim::Cutoff {
+        quantile: run.quantiles[0],
+        latency_s: slo.latency_s,
+        ttft_s: slo.ttft_s,
+        tpot_s: slo.tpot_s,
+    };
+    let report = sim::simulate_unless(&fleet, &run, &cutoff, |rep| {
+        design_arrivals(s, year, window, seed, rep)
+    })?;
+    Ok(report.map(|r| evaluation(fleet.units, r)))
+}
+
+/// The fleet of `units` units of the tier and the run that measures it on `year`'s design
+/// traffic, as `m` says.
+fn fleet_and_run(
+    ctx: &TierContext<'_>,
+    year: u32,
+    units: u32,
+    m: &Measurement,
+) -> (FleetSpec, RunSpec) {
     let s = ctx.scenario;
-    let seed = tier_year_seed(s.seed, ctx.tier_index, year);
     let fleet = FleetSpec {
         units: units.max(1),
         server: ctx.server.clone(),
@@ -429,21 +472,19 @@ fn evaluate_recorded(
     let run = RunSpec {
         warmup_s: m.warmup_s,
         replications: m.replications,
-        seed,
+        seed: tier_year_seed(s.seed, ctx.tier_index, year),
         quantiles: vec![s.slo.percentile / 100.0],
     };
-    let window = m.window_s;
-    let arrivals = |rep| design_arrivals(s, year, window, seed, rep);
-    let (report, requests) = if record {
-        sim::simulate_recorded(&fleet, &run, arrivals)?
-    } else {
-        (sim::simulate(&fleet, &run, arrivals)?, Vec::new())
-    };
+    (fleet, run)
+}
+
+/// The contract's figures of a simulated fleet of `units` units.
+fn evaluation(units: u32, report: sim::SimReport) -> Evaluation {
     let at = |l: &sim::LatencyStats| l.extra.first().map(|(_, e)| *e);
     let slo = at(&report.latency);
     let service = at(&report.service);
-    let e = Evaluation {
-        units: fleet.units,
+    Evaluation {
+        units,
         slo_s: slo.map_or(f64::INFINITY, |e| e.value_s),
         slo_ci95_s: slo.and_then(|e| e.ci95_half_width_s),
         service_slo_s: service.map_or(f64::INFINITY, |e| e.value_s),
@@ -460,8 +501,7 @@ fn evaluate_recorded(
             .and_then(at)
             .and_then(|e| e.ci95_half_width_s),
         report,
-    };
-    Ok((e, requests))
+    }
 }
 
 /// The smallest fleet meeting the SLO in `year`, and why the search stopped.
@@ -492,38 +532,47 @@ pub fn search_year_with(
     let mut n = lower_bound.clamp(1, cap);
     let mut failed_below: Option<u32> = None;
     let mut best: Evaluation;
-    // Grow until the SLO is met.
+    // Grow until the SLO is met. A failing size below the cap is only grown past, unless the
+    // service time alone might break the end-to-end bound (which takes its whole run to say):
+    // such a size may stop as soon as it certainly fails.
     loop {
-        let e = evaluate(n)?;
-        if e.meets(slo) {
-            best = e;
-            break;
-        }
-        if e.service_breaks(slo) {
-            return Ok((StopReason::Infeasible, e));
-        }
-        if n >= cap {
-            let why = if e.report.unstable {
-                StopReason::Unstable
-            } else {
-                StopReason::CapacityCap
-            };
-            return Ok((why, e));
+        let e = if n < cap && slo.latency_s.is_none() {
+            evaluate_unless(ctx, year, n, m)?
+        } else {
+            Some(evaluate(n)?)
+        };
+        if let Some(e) = e {
+            if e.meets(slo) {
+                best = e;
+                break;
+            }
+            if e.service_breaks(slo) {
+                return Ok((StopReason::Infeasible, e));
+            }
+            if n >= cap {
+                let why = if e.report.unstable {
+                    StopReason::Unstable
+                } else {
+                    StopReason::CapacityCap
+                };
+                return Ok((why, e));
+            }
         }
         failed_below = Some(n);
         n = (n + (n / 2).max(1)).min(cap);
     }
-    // Bisect between the largest size that failed and the smallest that met.
+    // Bisect between the largest size that failed and the smallest that met; a failing size is
+    // only a bound, so it may stop as soon as it certainly fails.
     if let Some(mut lo) = failed_below {
         let mut hi = best.units;
         while hi - lo > 1 {
             let mid = lo + (hi - lo) / 2;
-            let e = evaluate(mid)?;
-            if e.meets(slo) {
-                hi = mid;
-                best = e;
-            } else {
-                lo = mid;
+            match evaluate_unless(ctx, year, mid, m)? {
+                Some(e) if e.meets(slo) => {
+                    hi = mid;
+                    best = e;
+                }
+                _ => lo = mid,
             }
         }
     }

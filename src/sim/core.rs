@@ -6,9 +6,11 @@
 //! that drives them.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use rand::rngs::Xoshiro256PlusPlus;
 
+use super::cutoff::CutoffState;
 use super::event::{EventQueue, pack};
 use super::service::to_ns;
 use super::stats::RepResult;
@@ -71,6 +73,10 @@ pub(crate) struct Core {
     pub(super) guard_in_system: u64,
     /// Closed-loop runs only: the clients whose next requests completions trigger.
     pub(super) clients: Option<Clients>,
+    /// Stop as soon as the run is certain to miss a bound ([`super::cutoff`]).
+    pub(super) cutoff: Option<Arc<CutoffState>>,
+    /// The cutoff fired: the engine loop stops.
+    pub(super) halted: bool,
 }
 
 impl Core {
@@ -97,6 +103,8 @@ impl Core {
             guard_waiting: QUEUE_GUARD as u64,
             guard_in_system: IN_SYSTEM_GUARD as u64,
             clients: None,
+            cutoff: None,
+            halted: false,
         }
     }
 
@@ -223,16 +231,28 @@ impl Core {
             rec.latency.record(latency);
             rec.queueing.record(start_ns - req.arrival_ns);
             rec.service.record(now - start_ns);
+            let (mut ttft, mut tpot) = (None, None);
             if let Some(ft) = first_token_ns {
                 if let Some(h) = rec.ttft.as_mut() {
-                    h.record(ft - req.arrival_ns);
+                    let t = ft - req.arrival_ns;
+                    h.record(t);
+                    ttft = Some(t);
                 }
                 let tokens = req.output_tokens.max(1);
                 if tokens > 1
                     && let Some(h) = rec.tpot.as_mut()
                 {
-                    h.record((now - ft) / u64::from(tokens - 1));
+                    let t = (now - ft) / u64::from(tokens - 1);
+                    h.record(t);
+                    tpot = Some(t);
                 }
+            }
+            if let Some(c) = &self.cutoff {
+                self.halted |= c.observe(
+                    (latency, &rec.latency),
+                    ttft.zip(rec.ttft.as_ref()),
+                    tpot.zip(rec.tpot.as_ref()),
+                );
             }
         }
         self.client_done();

@@ -8,13 +8,14 @@
 
 use rand::RngExt;
 use rand::rngs::Xoshiro256PlusPlus;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rayon::prelude::*;
 
 use super::batching::Batching;
 use super::continuous::Continuous;
 use super::core::{Clients, Core, KIND_CLIENT, KIND_TIMEOUT, Model, Station};
+use super::cutoff::{Cutoff, CutoffState, Expected};
 use super::event::unpack;
 use super::fast;
 use super::service::to_ns;
@@ -134,6 +135,9 @@ fn run_loop<M: Model, I: Iterator<Item = Request>>(
                 core.expire(id as usize);
             } else {
                 model.on_event(core, kind, id, generation);
+                if core.halted {
+                    break;
+                }
             }
         }
     }
@@ -281,10 +285,28 @@ fn replicate<I: Iterator<Item = Request>>(
     arrivals: I,
     trace: bool,
 ) -> Result<(RepResult, Option<Vec<Completion>>), SimError> {
-    replicate_guarded(fleet, seed, replication, warmup_ns, arrivals, trace, None)
+    replicate_guarded(
+        fleet,
+        seed,
+        replication,
+        warmup_ns,
+        arrivals,
+        trace,
+        Stops::default(),
+    )
 }
 
-/// [`replicate`] with the guards optionally lowered to (waiting, in system), for tests.
+/// What may stop a replication before its arrivals are exhausted, besides the default queue
+/// guards.
+#[derive(Default)]
+struct Stops<'a> {
+    /// Lower guards (waiting, in system), for tests.
+    guards: Option<(u64, u64)>,
+    /// Stop once the run is certain to miss a bound ([`super::cutoff`]).
+    cutoff: Option<&'a Arc<CutoffState>>,
+}
+
+/// [`replicate`] with the guards optionally lowered, or stopped at a cutoff.
 fn replicate_guarded<I: Iterator<Item = Request>>(
     fleet: &FleetSpec,
     seed: u64,
@@ -292,14 +314,15 @@ fn replicate_guarded<I: Iterator<Item = Request>>(
     warmup_ns: u64,
     arrivals: I,
     trace: bool,
-    guards: Option<(u64, u64)>,
+    stops: Stops<'_>,
 ) -> Result<(RepResult, Option<Vec<Completion>>), SimError> {
     let mut core = Core::new(
         fleet,
         warmup_ns,
         rng::stream(seed, replication, rng::streams::SERVICE),
     );
-    if let Some((waiting, in_system)) = guards {
+    core.cutoff = stops.cutoff.cloned();
+    if let Some((waiting, in_system)) = stops.guards {
         core.guard_waiting = waiting;
         core.guard_in_system = in_system;
     }
@@ -414,6 +437,51 @@ where
         replicate(fleet, run.seed, rep, warmup_ns, arrivals(rep), false).map(|r| r.0)
     };
     merge(fleet, run, one)
+}
+
+/// [`simulate`], stopped as soon as the merged result is certain to miss a bound of `cutoff`
+/// ([`super::cutoff`]): `None` then, else the report of the whole run. Fleets of the fast
+/// recursion are played whole by it.
+pub(crate) fn simulate_unless<F, I>(
+    fleet: &FleetSpec,
+    run: &RunSpec,
+    cutoff: &Cutoff,
+    arrivals: F,
+) -> Result<Option<SimReport>, SimError>
+where
+    F: Fn(u64) -> I + Sync,
+    I: Iterator<Item = Request>,
+{
+    if fast::applies(fleet) {
+        return simulate(fleet, run, Engine::Auto, arrivals).map(Some);
+    }
+    let warmup_ns = to_ns(run.warmup_s);
+    let mut expected = Expected::default();
+    for rep in 0..u64::from(run.replications) {
+        for r in arrivals(rep).filter(|r| r.arrival_ns >= warmup_ns) {
+            expected.measured += 1;
+            expected.multi_token += u64::from(r.output_tokens > 1);
+        }
+    }
+    let tokens = matches!(fleet.server, ServerModel::ContinuousBatching { .. });
+    let state = CutoffState::new(cutoff, expected, tokens);
+    let one = |rep: u64| -> Result<RepResult, SimError> {
+        let (r, _) = replicate_guarded(
+            fleet,
+            run.seed,
+            rep,
+            warmup_ns,
+            arrivals(rep),
+            false,
+            Stops {
+                guards: None,
+                cutoff: Some(&state),
+            },
+        )?;
+        Ok(r)
+    };
+    let report = merge(fleet, run, one)?;
+    Ok((!state.fired()).then_some(report))
 }
 
 /// Closed-loop runs: [`ClosedLoop`] clients against `fleet`, `run.replications` times.
@@ -602,8 +670,19 @@ mod tests {
             output_tokens: 100_000,
             prefix: 0,
         });
-        let (rec, _) = replicate_guarded(&fleet, 1, 0, 0, endless, false, Some((1000, 100)))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let (rec, _) = replicate_guarded(
+            &fleet,
+            1,
+            0,
+            0,
+            endless,
+            false,
+            Stops {
+                guards: Some((1000, 100)),
+                cutoff: None,
+            },
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert!(rec.guard_tripped);
         // Stopped by the in-system guard: 101 inside, all in service, none waiting.
         assert_eq!(rec.counts.arrived_total, 101);

@@ -208,6 +208,23 @@ impl Durations {
         self.hist.len()
     }
 
+    /// Whether `ns`, were it the quantile's value, would be reported above `bound_s`: it is
+    /// above the bound and so is the middle of its bucket (what [`Durations::quantiles_s`]
+    /// reports before clamping to the maximum, which is at least `ns`). Values beyond the
+    /// histogram's range are left out (never said to be above), which only errs towards "not".
+    #[inline]
+    pub fn reports_above(&self, ns: u64, bound_s: f64) -> bool {
+        ns <= HIST_HIGH_NS
+            && ns as f64 / NS_PER_S > bound_s
+            && self.hist.median_equivalent(ns) as f64 / NS_PER_S > bound_s
+    }
+
+    /// The middle of the bucket of `ns` \[ns\].
+    #[cfg(test)]
+    pub fn hist_median_equivalent(&self, ns: u64) -> u64 {
+        self.hist.median_equivalent(ns)
+    }
+
     fn mean_s(&self) -> f64 {
         let n = self.count();
         if n == 0 {
