@@ -202,6 +202,12 @@ pub struct Batching {
     /// `kv_cache_dtype`); `None`: 16-bit, or fp32 with fp32 weights
     /// ([`crate::workload::kv_precision`]). A tier sets it (`kv_cache_precision`).
     pub kv_cache_precision: Option<Precision>,
+    /// Measured times of one unit of work of this tier (a request on a core, a batch, an
+    /// iteration), in any one unit: their shape, each over their mean, replaces the log-normal
+    /// spread of [`Profile::service_cv`], while the roofline keeps the mean. A tier sets it
+    /// (`service_times`); profiles do not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service_times: Option<Vec<f64>>,
     /// How a generative model's iterations are scheduled (ignored by classic models).
     pub generative: GenerativeScheduling,
 }
@@ -572,6 +578,7 @@ fn validate(
             tensor_parallel: None,
             compiled_context_tokens: None,
             kv_cache_precision: None,
+            service_times: None,
         },
         Some(b) => {
             let max_batch = *b.max_batch.get_ref();
@@ -613,6 +620,7 @@ fn validate(
                 tensor_parallel: None,
                 compiled_context_tokens: None,
                 kv_cache_precision: None,
+                service_times: None,
             }
         }
     };

@@ -358,6 +358,17 @@ pub fn slot_roofline(profile: &Profile, precision: Precision) -> Result<Roofline
     })
 }
 
+/// How one unit of work's time spreads around the roofline's: the tier's measured times when it
+/// gives them (`service_times`), else a log-normal of the profile's (or tier's) `service_cv`.
+fn spread(profile: &Profile, batching: &Batching) -> Variability {
+    match &batching.service_times {
+        Some(times) => Variability::Empirical {
+            relative: times.clone(),
+        },
+        None => Variability::lognormal(profile.service_cv.value),
+    }
+}
+
 /// Build the service plan of a tier.
 pub fn plan(
     profile: &Profile,
@@ -404,9 +415,9 @@ pub fn plan(
             let variability = match model.relative_work_by_length() {
                 Some(relative_work) => Variability::BySize {
                     relative_work,
-                    cv: profile.service_cv.value,
+                    spread: Box::new(spread(profile, batching)),
                 },
-                None => Variability::lognormal(profile.service_cv.value),
+                None => spread(profile, batching),
             };
             if profile.kind == UnitKind::Cpu {
                 return Ok(ServicePlan::Classic(cpu_classic_plan(
@@ -530,6 +541,7 @@ fn cpu_classic_plan(
         tensor_parallel: None,
         compiled_context_tokens: None,
         kv_cache_precision: None,
+        service_times: None,
         generative: batching.generative,
     };
     let batch_time_s = if cpu_batching.max_batch > 1 {
@@ -703,7 +715,7 @@ fn generative_plan(
             collective_s_per_token,
             compiled_context_tokens: batching.compiled_context_tokens.map_or(0.0, f64::from),
             scheduler: scheduler(profile, &batching.generative),
-            variability: Variability::lognormal(profile.service_cv.value),
+            variability: spread(profile, batching),
         }
     };
     if profile.kind == UnitKind::Cpu {

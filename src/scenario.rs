@@ -89,6 +89,9 @@ pub struct Tier {
     /// The tier's own `service_cv`, which replaces the profile's `efficiency.service_cv` (kept
     /// here for the report's inputs; the tier's copy of the profile carries it into the plan).
     pub service_cv_override: Option<Cited>,
+    /// The coefficient of variation of the tier's `service_times`, with where they come from
+    /// (kept for the report's inputs; the tier's batching carries the times into the plan).
+    pub service_times_override: Option<Cited>,
     /// The service-time plan of this tier's profile, workload, precision and batching, computed
     /// once here (validation already needs it to check that the model fits) and kept, so the
     /// capacity plan and the reports never recompute it. Derived, not an input, so not
@@ -224,6 +227,9 @@ impl Scenario {
             if let Some(c) = &t.service_cv_override {
                 out.push(InputRecord::new(&t.name, "service_cv", c));
             }
+            if let Some(c) = &t.service_times_override {
+                out.push(InputRecord::new(&t.name, "service_times (CV)", c));
+            }
             if !seen.insert(t.profile.name.clone()) {
                 continue;
             }
@@ -234,7 +240,7 @@ impl Scenario {
                 {
                     continue;
                 }
-                if t.service_cv_override.is_some()
+                if (t.service_cv_override.is_some() || t.service_times_override.is_some())
                     && field == crate::hardware::numbers::SERVICE_CV.label
                 {
                     continue;
@@ -481,6 +487,110 @@ fn user_cited(src: &SourceFile, v: &Spanned<f64>, value: f64, citation: Option<&
         },
         None => Cited::user(value, format!("{}:{line}", src.name)),
     }
+}
+
+/// The most measured times a tier's `service_times` may hold: far more than any percentile needs,
+/// and few enough that the planner keeps them all in memory.
+const MAX_SERVICE_TIMES: usize = 10_000_000;
+
+/// A tier's `service_times` as numbers, at least two, each finite and > 0, with where they come
+/// from (the scenario's line, or the file and column). `key` is the field's path.
+fn service_times(
+    src: &SourceFile,
+    st: &Spanned<file::ServiceTimesFile>,
+    key: &str,
+) -> Result<(Vec<f64>, String), InputError> {
+    let f = st.get_ref();
+    let (line, _) = src.line_col(st.span().start);
+    let help = "give `values = [...]` (measured times in one unit) or `file = \"times.csv\"` with \
+                `column = \"<header>\"`";
+    let (times, from) = match (&f.values, &f.file) {
+        (Some(v), None) => {
+            if let Some(c) = &f.column {
+                return Err(src
+                    .error(
+                        c,
+                        format!("{key}.column"),
+                        "names a column, but there is no `file`",
+                    )
+                    .with_help("give `file` with `column`, or remove `column`"));
+            }
+            for (i, &x) in v.get_ref().iter().enumerate() {
+                if !(x.is_finite() && x > 0.0) {
+                    return Err(src
+                        .error(
+                            v,
+                            format!("{key}.values[{i}]"),
+                            format!("= {x} is not a measured time"),
+                        )
+                        .with_help("valid: finite numbers > 0, all in one unit"));
+                }
+            }
+            (v.get_ref().clone(), format!("{}:{line}", src.name))
+        }
+        (None, Some(path)) => {
+            let Some(column) = &f.column else {
+                return Err(src
+                    .error(
+                        path,
+                        format!("{key}.file"),
+                        "needs `column`: the header of the column of times",
+                    )
+                    .with_help("add column = \"<header>\", e.g. column = \"latency_ms\""));
+            };
+            let full = src.base_dir().join(path.get_ref());
+            let file = SourceFile::read(&full).map_err(|e| {
+                src.error(path, format!("{key}.file"), e.message.clone())
+                    .with_help("a CSV file with a header row; a relative path is read from the scenario's folder")
+            })?;
+            let times = crate::traffic::read::positive_column(
+                &file,
+                column.get_ref(),
+                "a header row, then one measured time per row",
+            )?;
+            let from = format!("{}, column `{}`", path.get_ref(), column.get_ref());
+            (times, from)
+        }
+        (Some(v), Some(_)) => {
+            return Err(src
+                .error(
+                    v,
+                    format!("{key}.values"),
+                    "is given with `file`: one source of times",
+                )
+                .with_help(help));
+        }
+        (None, None) => {
+            return Err(src
+                .error(st, key.to_string(), "gives no times")
+                .with_help(help));
+        }
+    };
+    if times.len() < 2 {
+        return Err(src
+            .error(
+                st,
+                key.to_string(),
+                format!(
+                    "holds {} measured time(s); a spread needs at least 2",
+                    times.len()
+                ),
+            )
+            .with_help("give every measured time of the run, or use service_cv"));
+    }
+    if times.len() > MAX_SERVICE_TIMES {
+        return Err(src
+            .error(
+                st,
+                key.to_string(),
+                format!(
+                    "holds {} measured times, more than the {MAX_SERVICE_TIMES} allowed",
+                    times.len()
+                ),
+            )
+            .with_help("a random sample of them keeps the shape"));
+    }
+    Ok((times, from))
 }
 
 /// The lowest `slo.max_utilization`: a fleet planned to run at most 1 % busy keeps 99 % of its
@@ -829,6 +939,57 @@ fn validate_tier(
             None
         }
     };
+    // Measured times replace the log-normal spread: one way of giving it per tier.
+    let service_times_override = match &t.service_times {
+        Some(st) => {
+            if let Some(cv) = &t.service_cv {
+                return Err(src
+                    .error(
+                        cv,
+                        field("service_cv"),
+                        "sets the spread `service_times` already gives from measured times",
+                    )
+                    .with_help(
+                        "keep service_times (measured) or service_cv (a log-normal), not both",
+                    ));
+            }
+            let (times, from) = service_times(src, st, &field("service_times"))?;
+            let n = times.len();
+            let mean = times.iter().sum::<f64>() / n as f64;
+            let var = times.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+            let title = t
+                .service_times_source
+                .as_ref()
+                .map_or_else(|| from.clone(), |s| s.get_ref().clone());
+            batching.service_times = Some(times);
+            Some(Cited {
+                value: var.sqrt() / mean,
+                basis: Basis::Measured,
+                source: Source {
+                    key: "scenario".into(),
+                    title,
+                    url: None,
+                    date: String::new(),
+                },
+                note: Some(format!(
+                    "coefficient of variation of {n} measured times ({from}); their shape, over \
+                     their mean, spreads each unit of work around the roofline time"
+                )),
+            })
+        }
+        None => {
+            if let Some(s) = &t.service_times_source {
+                return Err(src
+                    .error(
+                        s,
+                        field("service_times_source"),
+                        "cites service_times the tier does not set",
+                    )
+                    .with_help("set service_times on this tier, or remove service_times_source"));
+            }
+            None
+        }
+    };
     // The model must fit: check now so the error names the tier, not a later stage.
     let plan = crate::perf::plan(&profile, workload, precision, &batching).map_err(|e| {
         src.error(&t.profile, field("profile"), e.message.clone())
@@ -930,6 +1091,7 @@ fn validate_tier(
         spot_meets_slo,
         price_change_override,
         service_cv_override,
+        service_times_override,
         options,
         fixed_units,
         precision,

@@ -293,18 +293,18 @@ pub enum Variability {
         /// Measured times of one unit of work, any positive unit; at least one > 0.
         relative: Vec<f64>,
     },
-    /// Work that depends on the request's size, times a log-normal spread of mean 1 and this
-    /// `cv`: a request whose `input_tokens` is t does `relative_work[t − 1]` (the last entry
-    /// beyond the table, the first for t = 0) of the planned mean work. Built by `perf` for a
-    /// classic sequence model from its length distribution (FLOPs of each length over the mean,
-    /// so the mean over the distribution is 1). A core's request does its own work; a batch
-    /// takes the mean over its requests (the batch's items share one launch), times one draw
-    /// of the spread.
+    /// Work that depends on the request's size, times `spread`: a request whose `input_tokens`
+    /// is t does `relative_work[t − 1]` (the last entry beyond the table, the first for t = 0)
+    /// of the planned mean work. Built by `perf` for a classic sequence model from its length
+    /// distribution (FLOPs of each length over the mean, so the mean over the distribution is
+    /// 1). A core's request does its own work; a batch takes the mean over its requests (the
+    /// batch's items share one launch), times one draw of the spread.
     BySize {
         /// Work of a request of 1, 2, … tokens relative to the mean request (all > 0).
         relative_work: Vec<f64>,
-        /// Coefficient of variation of the spread; 0: the size alone.
-        cv: f64,
+        /// The spread of the same work around its size's time: [`Variability::None`],
+        /// [`Variability::LogNormal`] or [`Variability::Empirical`] (not another `BySize`).
+        spread: Box<Variability>,
     },
 }
 
@@ -522,6 +522,11 @@ pub enum SimError {
         /// The limit.
         max: u64,
     },
+    /// A size-dependent variability whose spread depends on size again.
+    #[error(
+        "server.variability.spread: the request's size already sets its work; the spread around it must be none, log-normal or empirical"
+    )]
+    NestedSizeSpread,
     /// The arrivals iterator went back in time.
     #[error(
         "arrivals: request at {arrival_ns} ns came after one at {previous_ns} ns; arrivals must be sorted by time"

@@ -23,7 +23,7 @@ pub mod arrivals;
 pub mod curve;
 pub mod file;
 pub mod prefix;
-mod read;
+pub(crate) mod read;
 pub mod series;
 pub mod stats;
 pub mod trace;

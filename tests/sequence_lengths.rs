@@ -119,7 +119,7 @@ fn p50_p99(relative_work: Option<Vec<f64>>, l: &SequenceLengths) -> (f64, f64) {
             variability: match relative_work {
                 Some(relative_work) => Variability::BySize {
                     relative_work,
-                    cv: 0.0,
+                    spread: Box::new(Variability::None),
                 },
                 None => Variability::None,
             },

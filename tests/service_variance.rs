@@ -468,3 +468,184 @@ fn sustained_rate_under_a_p99_bound() {
         }
     }
 }
+
+/// The tier's plan spread, whatever the plan kind.
+fn plan_variability(s: &tco_sim::scenario::Scenario) -> Variability {
+    use tco_sim::perf::ServicePlan;
+    match &s.tiers[0].plan {
+        ServicePlan::Classic(p) => p.variability.clone(),
+        ServicePlan::Generative(p) => p.variability.clone(),
+    }
+}
+
+/// Measured times given inline become the plan's empirical spread (their shape: the simulator
+/// divides by their mean, so the roofline keeps the mean), are listed in the inputs as their
+/// sample CV with basis "measured", and replace the profile's `service_cv` there.
+#[test]
+fn measured_service_times_become_the_empirical_spread() {
+    let times = [8.0, 9.0, 10.0, 10.0, 11.0, 12.0, 30.0];
+    let list = times.map(|t| t.to_string()).join(", ");
+    let s = load(&scenario_text(
+        "",
+        &format!(
+            "service_times = {{ values = [{list}] }}\nservice_times_source = \"our PoC, 2026-11\""
+        ),
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        plan_variability(&s),
+        Variability::Empirical {
+            relative: times.to_vec()
+        }
+    );
+    let n = times.len() as f64;
+    let mean = times.iter().sum::<f64>() / n;
+    let sd = (times.iter().map(|t| (t - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    let inputs = s.input_records();
+    let rec = inputs
+        .iter()
+        .find(|i| i.field == "service_times (CV)")
+        .unwrap_or_else(|| panic!("no service_times input in {inputs:?}"));
+    assert!((rec.value - sd / mean).abs() < 1e-12, "{}", rec.value);
+    assert!(
+        !inputs.iter().any(|i| i.field == "service_cv"),
+        "the profile's service_cv is replaced, not listed beside the times"
+    );
+}
+
+/// Through the planner: a skewed measured spread gives the CPU tier a tail (p99 > p50) at the
+/// same light load where `service_cv = 0` gives none, and the mean service time stays the
+/// roofline's (the times' unit does not matter).
+#[test]
+fn measured_service_times_give_the_planned_tier_its_tail() {
+    use tco_sim::capacity::search::{TierContext, evaluate};
+    let run = |tier_extra: &str| {
+        let s = load(&scenario_text("", tier_extra)).unwrap_or_else(|e| panic!("{e}"));
+        let ctx = TierContext::new(&s, 0, 2);
+        let e = evaluate(&ctx, 1, 1).unwrap_or_else(|e| panic!("{e}"));
+        (
+            e.report.latency.p50.value_s,
+            e.report.latency.p99.value_s,
+            e.report.service.mean.value_s,
+        )
+    };
+    let (_, _, flat_mean) = run("service_cv = 0");
+    // Nine of ten requests at 1 unit, one at 5: mean 1.4 units.
+    let skewed = "service_times = { values = [1, 1, 1, 1, 1, 1, 1, 1, 1, 5] }";
+    let (p50, p99, mean) = run(skewed);
+    assert!(p99 > 2.0 * p50, "p50 {p50}, p99 {p99}");
+    assert!(
+        (mean / flat_mean - 1.0).abs() < 0.02,
+        "mean {mean} vs {flat_mean}"
+    );
+    // Scaling every time by 1000 (ms to µs, say) changes nothing.
+    let scaled =
+        "service_times = { values = [1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 5000] }";
+    assert_eq!(run(scaled), (p50, p99, mean));
+}
+
+/// Times from a CSV column, read relative to the scenario's folder, give the same plan as the
+/// same times inline; the file's errors name the file, the line and the column.
+#[test]
+fn measured_service_times_from_a_csv_column() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.path().join(name), text).unwrap_or_else(|e| panic!("{e}"));
+        dir.path().join(name)
+    };
+    write("poc.csv", "request,latency_ms\n1,9.5\n2,10.5\n3,31\n");
+    let scenario = write(
+        "s.toml",
+        &scenario_text(
+            "",
+            "service_times = { file = \"poc.csv\", column = \"latency_ms\" }",
+        ),
+    );
+    let s = tco_sim::scenario::Scenario::load(&scenario).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        plan_variability(&s),
+        Variability::Empirical {
+            relative: vec![9.5, 10.5, 31.0]
+        }
+    );
+    let rec = s
+        .input_records()
+        .into_iter()
+        .find(|i| i.field == "service_times (CV)")
+        .unwrap_or_else(|| panic!("no service_times input"));
+    assert!(rec.source.contains("poc.csv"), "{}", rec.source);
+
+    // A value that is not a time: the CSV's own line and column.
+    write("poc.csv", "request,latency_ms\n1,9.5\n2,fast\n");
+    let e = tco_sim::scenario::Scenario::load(&scenario).unwrap_err();
+    assert!(
+        e.file.as_deref().is_some_and(|f| f.ends_with("poc.csv")),
+        "{e}"
+    );
+    assert_eq!(e.position.map(|p| p.0), Some(3), "{e}");
+    assert!(e.message.contains("`fast` is not a measured time"), "{e}");
+    // A column the header lacks: the header's line, and the columns it has.
+    write("poc.csv", "request,latency\n1,9.5\n2,10\n");
+    let e = tco_sim::scenario::Scenario::load(&scenario).unwrap_err();
+    assert_eq!(e.position.map(|p| p.0), Some(1), "{e}");
+    assert!(
+        e.help.as_deref().unwrap_or("").contains("request, latency"),
+        "{e}"
+    );
+    // A missing file: the scenario's field.
+    std::fs::remove_file(dir.path().join("poc.csv")).unwrap_or_else(|e| panic!("{e}"));
+    let e = tco_sim::scenario::Scenario::load(&scenario).unwrap_err();
+    assert_eq!(
+        e.field.as_deref(),
+        Some("tier[0].service_times.file"),
+        "{e}"
+    );
+}
+
+/// Every way of giving the times wrongly is refused where it is written.
+#[test]
+fn bad_service_times_are_refused_where_they_are() {
+    let cases = [
+        (
+            "service_times = { values = [1, 2] }\nservice_cv = 0.3",
+            "tier[0].service_cv",
+        ),
+        (
+            "service_times = { values = [1, -2, 3] }",
+            "tier[0].service_times.values[1]",
+        ),
+        ("service_times = { values = [1] }", "tier[0].service_times"),
+        ("service_times = { }", "tier[0].service_times"),
+        (
+            "service_times = { values = [1, 2], file = \"t.csv\" }",
+            "tier[0].service_times.values",
+        ),
+        (
+            "service_times = { file = \"t.csv\" }",
+            "tier[0].service_times.file",
+        ),
+        (
+            "service_times = { values = [1, 2], column = \"ms\" }",
+            "tier[0].service_times.column",
+        ),
+        (
+            "service_times_source = \"our PoC\"",
+            "tier[0].service_times_source",
+        ),
+    ];
+    for (extra, field) in cases {
+        let e = load(&scenario_text("", extra)).unwrap_err();
+        assert_eq!(e.field.as_deref(), Some(field), "{extra}: {e}");
+        assert!(
+            e.position.is_some_and(|(line, _)| line >= 16),
+            "{extra}: {e}"
+        );
+    }
+    // An unknown key inside the table is refused by name.
+    let e = load(&scenario_text(
+        "",
+        "service_times = { values = [1, 2], unit = \"ms\" }",
+    ))
+    .unwrap_err();
+    assert!(e.to_string().contains("unit"), "{e}");
+}

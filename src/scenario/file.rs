@@ -149,6 +149,19 @@ pub struct WorkloadFile {
     pub prefix_caching: Option<Spanned<bool>>,
 }
 
+/// A tier's `service_times`: measured times inline, or a column of a CSV file with a header row.
+/// Exactly one of `values` and `file`; `column` goes with `file`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServiceTimesFile {
+    #[serde(default)]
+    pub values: Option<Spanned<Vec<f64>>>,
+    #[serde(default)]
+    pub file: Option<Spanned<String>>,
+    #[serde(default)]
+    pub column: Option<Spanned<String>>,
+}
+
 /// `sequence_tokens`: a fixed length, a lognormal `{ mean, cv }`, or `{ values = [...] }`.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
@@ -282,6 +295,13 @@ pub struct TierFile {
     /// Where that figure comes from.
     #[serde(default)]
     pub service_cv_source: Option<String>,
+    /// Measured times of one unit of work, whose shape replaces the log-normal spread:
+    /// `{ values = [...] }` or `{ file = "times.csv", column = "latency_ms" }`.
+    #[serde(default)]
+    pub service_times: Option<Spanned<ServiceTimesFile>>,
+    /// Where those times come from (default: the file, or the scenario's line).
+    #[serde(default)]
+    pub service_times_source: Option<Spanned<String>>,
     /// On-prem spares kept beside the planned units every year (N + k), instead of the number
     /// `costs.availability_target` gives.
     #[serde(default)]

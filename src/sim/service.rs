@@ -112,13 +112,16 @@ impl Multiplier {
                     Err(_) => Multiplier::One,
                 }
             }
-            Variability::BySize { relative_work, cv } => {
+            Variability::BySize {
+                relative_work,
+                spread,
+            } => {
                 if relative_work.is_empty() {
-                    return Multiplier::new(&Variability::lognormal(*cv));
+                    return Multiplier::new(spread);
                 }
                 Multiplier::BySize {
                     work: relative_work.clone(),
-                    spread: Box::new(Multiplier::new(&Variability::lognormal(*cv))),
+                    spread: Box::new(Multiplier::new(spread)),
                 }
             }
             Variability::Empirical { relative } => {

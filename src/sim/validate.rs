@@ -138,8 +138,14 @@ fn variability(v: &Variability) -> Result<(), SimError> {
                 })
             }
         }
-        Variability::BySize { relative_work, cv } => {
-            variability(&Variability::LogNormal { cv: *cv })?;
+        Variability::BySize {
+            relative_work,
+            spread,
+        } => {
+            if matches!(**spread, Variability::BySize { .. }) {
+                return Err(SimError::NestedSizeSpread);
+            }
+            variability(spread)?;
             if relative_work.is_empty() {
                 return Err(SimError::TableLength {
                     field: "server.variability.relative_work",

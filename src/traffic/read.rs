@@ -72,6 +72,55 @@ pub(super) fn record_span(text: &str, record: &csv::StringRecord) -> Option<Rang
     Some(start..start + 1)
 }
 
+/// The numbers of the column headed `column` of a CSV file with a header row, each finite and
+/// positive (measured times, say); an error names the file, the line and the column. `what`
+/// says in an empty file's error what the file should hold.
+pub(crate) fn positive_column(
+    src: &SourceFile,
+    column: &str,
+    what: &str,
+) -> Result<Vec<f64>, InputError> {
+    if let Some(e) = empty_file_error(src, what) {
+        return Err(e);
+    }
+    let mut reader = csv_reader(&src.text, true);
+    let headers = reader.headers().map_err(|e| csv_error(src, &e))?.clone();
+    let Some(i) = headers.iter().position(|h| h == column) else {
+        let have: Vec<&str> = headers.iter().collect();
+        return Err(src
+            .error_at(
+                Some(0..src.text.find(['\r', '\n']).unwrap_or(src.text.len()).max(1)),
+                "",
+                format!("the header has no `{column}` column"),
+            )
+            .with_help(format!("columns found: {}", have.join(", "))));
+    };
+    let mut out = Vec::new();
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => return Err(csv_error(src, &e)),
+        }
+        let text = record.get(i).unwrap_or("");
+        match text.parse::<f64>() {
+            Ok(x) if x.is_finite() && x > 0.0 => out.push(x),
+            _ => {
+                return Err(field_error(
+                    src,
+                    &record,
+                    i,
+                    column,
+                    format!("`{text}` is not a measured time"),
+                )
+                .with_help("valid: a finite number > 0, in the same unit on every row"));
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// An error for a file with nothing but blank lines, or `None`.
 pub(super) fn empty_file_error(src: &SourceFile, what: &str) -> Option<InputError> {
     src.text
