@@ -498,7 +498,12 @@ pub fn run(opts: &FromOptions) -> anyhow::Result<Fitted> {
     let target = Target {
         scenario: &scenario,
         precision: tier.map_or(scenario.workload.precision(), |t| t.precision),
-        batching: tier.map_or(base.batching.clone(), |t| t.batching.clone()),
+        // The profile's own spread is what is fitted: a tier's measured `service_times` would
+        // replace it in every prediction and leave `service_cv` with nothing to move.
+        batching: tier.map_or(base.batching.clone(), |t| Batching {
+            service_times: None,
+            ..t.batching.clone()
+        }),
     };
     let points: Vec<Point> = runs.iter().flat_map(|r| r.points.clone()).collect();
     let measured: Vec<f64> = points.iter().map(|p| p.observed.figure()).collect();
