@@ -85,24 +85,10 @@ pub(crate) fn positive_column(
     }
     let mut reader = csv_reader(&src.text, true);
     let headers = reader.headers().map_err(|e| csv_error(src, &e))?.clone();
-    let Some(i) = headers.iter().position(|h| h == column) else {
-        let have: Vec<&str> = headers.iter().collect();
-        return Err(src
-            .error_at(
-                Some(0..src.text.find(['\r', '\n']).unwrap_or(src.text.len()).max(1)),
-                "",
-                format!("the header has no `{column}` column"),
-            )
-            .with_help(format!("columns found: {}", have.join(", "))));
-    };
+    let i = header_column(src, &headers, column, "")?;
     let mut out = Vec::new();
     let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => return Err(csv_error(src, &e)),
-        }
+    while next_record(src, &mut reader, &mut record)? {
         let text = record.get(i).unwrap_or("");
         match text.parse::<f64>() {
             Ok(x) if x.is_finite() && x > 0.0 => out.push(x),
@@ -119,6 +105,40 @@ pub(crate) fn positive_column(
         }
     }
     Ok(out)
+}
+
+/// Read the next record into `record`: `false` at the end of the file, a malformed row an
+/// error at its line.
+pub(super) fn next_record(
+    src: &SourceFile,
+    reader: &mut csv::Reader<&[u8]>,
+    record: &mut csv::StringRecord,
+) -> Result<bool, InputError> {
+    reader.read_record(record).map_err(|e| csv_error(src, &e))
+}
+
+/// The index of the column headed `name`, or an error at the header line listing the columns it
+/// has, then `help` (what the file should have; may be empty).
+pub(super) fn header_column(
+    src: &SourceFile,
+    headers: &csv::StringRecord,
+    name: &str,
+    help: &str,
+) -> Result<usize, InputError> {
+    headers.iter().position(|h| h == name).ok_or_else(|| {
+        let have: Vec<&str> = headers.iter().collect();
+        let help = if help.is_empty() {
+            format!("columns found: {}", have.join(", "))
+        } else {
+            format!("columns found: {}; {help}", have.join(", "))
+        };
+        src.error_at(
+            Some(0..src.text.find(['\r', '\n']).unwrap_or(src.text.len()).max(1)),
+            "",
+            format!("the header has no `{name}` column"),
+        )
+        .with_help(help)
+    })
 }
 
 /// An error for a file with nothing but blank lines, or `None`.

@@ -27,8 +27,8 @@ use std::path::Path;
 
 use super::arrivals::{Burstiness, MAX_IAT_CV, NhppArrivals, Segment};
 use super::read::{
-    csv_error, csv_reader, empty_file_error, field_error, marked_line, parse_f64, record_mark,
-    record_span,
+    csv_error, csv_reader, empty_file_error, field_error, header_column, marked_line, next_record,
+    parse_f64, record_mark, record_span,
 };
 use super::{DesignWindow, Growth, MAX_RPS, MAX_WINDOW_S, YEAR_S, clamp_window};
 use crate::input::{InputError, SourceFile};
@@ -374,13 +374,13 @@ fn parse(src: &SourceFile, format: SeriesFormat, with_cv: bool) -> Result<Vec<Ro
         SeriesFormat::ServeGen => (0, 1, Some(2), ["window_start_s", "rate_rps", "iat_cv"]),
         SeriesFormat::Csv => {
             let headers = reader.headers().map_err(|e| csv_error(src, &e))?.clone();
-            let find = |n: &str| headers.iter().position(|h| h == n);
-            let header_span = Some(0..src.text.find(['\r', '\n']).unwrap_or(src.text.len()).max(1));
             let need = |n: &str| {
-                find(n).ok_or_else(|| {
-                    src.error_at(header_span.clone(), "", format!("the header has no `{n}` column"))
-                        .with_help("a rate-series CSV has a header with time_s and rate_rps (and optionally iat_cv)")
-                })
+                header_column(
+                    src,
+                    &headers,
+                    n,
+                    "a rate-series CSV has a header with time_s and rate_rps (and optionally iat_cv)",
+                )
             };
             let t = need("time_s")?;
             let r = need("rate_rps")?;
@@ -391,12 +391,7 @@ fn parse(src: &SourceFile, format: SeriesFormat, with_cv: bool) -> Result<Vec<Ro
     let mut rows: Vec<Row> = Vec::new();
     let mut prev_mark = 0;
     let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => return Err(csv_error(src, &e)),
-        }
+    while next_record(src, &mut reader, &mut record)? {
         let get = |i: usize, name: &str| -> Result<f64, InputError> {
             let text = record.get(i).ok_or_else(|| {
                 src.error_at(

@@ -39,8 +39,9 @@ use serde::Deserialize;
 
 use super::prefix::{MOONCAKE_BLOCK_TOKENS, PrefixBlocks, PrefixBlocksBuilder};
 use super::read::{
-    check_tokens, csv_error, csv_reader, empty_file_error, field_error, lines_with_offsets,
-    marked_line, parse_datetime_ns, parse_f64, parse_tokens, record_mark, record_span, to_ns,
+    check_tokens, csv_error, csv_reader, empty_file_error, field_error, header_column,
+    lines_with_offsets, marked_line, next_record, parse_datetime_ns, parse_f64, parse_tokens,
+    record_mark, record_span, to_ns,
 };
 use super::stats::{StatsError, TrafficStats};
 use super::{DesignWindow, Growth, Request, YEAR_S, clamp_window};
@@ -422,29 +423,14 @@ fn parse_csv(
     }
     let mut reader = csv_reader(&src.text, true);
     let headers = reader.headers().map_err(|e| csv_error(src, &e))?.clone();
-    let column = |name: &str| -> Result<usize, InputError> {
-        headers.iter().position(|h| h == name).ok_or_else(|| {
-            let have: Vec<&str> = headers.iter().collect();
-            src.error_at(
-                Some(0..src.text.find(['\r', '\n']).unwrap_or(src.text.len()).max(1)),
-                "",
-                format!("the header has no `{name}` column"),
-            )
-            .with_help(format!("columns found: {}; {header_help}", have.join(", ")))
-        })
-    };
+    let column = |name: &str| header_column(src, &headers, name, header_help);
     let t_col = column(&cols.timestamp)?;
     let in_col = cols.input_tokens.as_deref().map(column).transpose()?;
     let out_col = cols.output_tokens.as_deref().map(column).transpose()?;
     let mut records = Vec::new();
     let mut last: Option<(i64, usize)> = None;
     let mut record = csv::StringRecord::new();
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => return Err(csv_error(src, &e)),
-        }
+    while next_record(src, &mut reader, &mut record)? {
         let t_text = record.get(t_col).unwrap_or("");
         let time_ns = cols.unit.parse_ns(t_text).map_err(|m| {
             field_error(src, &record, t_col, &cols.timestamp, m).with_help(format!(
