@@ -1,6 +1,6 @@
-//! Shared reading of measured-traffic files (traces and rate series): CSV rows and JSON lines
-//! with their byte positions, so every malformed value becomes an [`InputError`] naming the file,
-//! the line, the column and what would be valid.
+//! Shared reading of measured files (traces, rate series, a tier's measured service times): CSV
+//! rows and JSON lines with their byte positions, so every malformed value becomes an
+//! [`InputError`] naming the file, the line, the column and what would be valid.
 
 use std::ops::Range;
 
