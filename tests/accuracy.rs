@@ -192,28 +192,12 @@ fn generative_rows_run_and_are_all_held_out() {
     let t = table();
     let gen_rows: Vec<&accuracy::Row> = t.rows.iter().filter(|r| r.metric.generative()).collect();
     assert!(gen_rows.len() >= 6, "{} generative rows", gen_rows.len());
-    let mut latency_fits = std::collections::BTreeSet::new();
+    let mut generative_fits = std::collections::BTreeSet::new();
     for r in &gen_rows {
-        if r.split == Split::Fit && r.fit == Some(accuracy::Constant::ComputeMatmul) {
-            assert_eq!(r.metric, accuracy::Metric::TokensOffline, "{}", r.id);
-            assert!(
-                !t.rows
-                    .iter()
-                    .any(|c| c.profile == r.profile && !c.metric.generative()),
-                "{}: its profile has a classic row to set compute_matmul",
-                r.id
-            );
-            assert!(
-                latency_fits.insert((r.profile.clone(), r.fit)),
-                "{}: one per constant per profile",
-                r.id
-            );
-            continue;
-        }
         if r.split == Split::Fit {
-            assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
             match r.fit {
                 Some(accuracy::Constant::AllreduceLatency) => {
+                    assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
                     assert_eq!(r.batch, Some(1), "{}: a batch-1 decode step", r.id);
                     assert!(
                         r.tensor_parallel.unwrap_or(1) > 1,
@@ -221,15 +205,28 @@ fn generative_rows_run_and_are_all_held_out() {
                         r.id
                     );
                 }
-                Some(accuracy::Constant::AttentionMemory) => assert!(
-                    r.compiled_context_tokens.is_some(),
-                    "{}: a compiled-shape decode step",
-                    r.id
-                ),
+                Some(accuracy::Constant::AttentionMemory) => {
+                    assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
+                    assert!(
+                        r.compiled_context_tokens.is_some(),
+                        "{}: a compiled-shape decode step",
+                        r.id
+                    );
+                }
+                Some(accuracy::Constant::ComputeMatmul) => {
+                    assert_eq!(r.metric, accuracy::Metric::TokensOffline, "{}", r.id);
+                    assert!(
+                        !t.rows
+                            .iter()
+                            .any(|c| c.profile == r.profile && !c.metric.generative()),
+                        "{}: its profile has a classic row to set compute_matmul",
+                        r.id
+                    );
+                }
                 other => panic!("{}: a generative row may not set {other:?}", r.id),
             }
             assert!(
-                latency_fits.insert((r.profile.clone(), r.fit)),
+                generative_fits.insert((r.profile.clone(), r.fit)),
                 "{}: one per constant per profile",
                 r.id
             );
