@@ -318,6 +318,38 @@ impl TokenCount {
             TokenCount::LogNormal { mean, .. } => *mean,
         }
     }
+
+    /// The mean of [`TokenCount::draw`] (its rounding and its floor at 1 neglected): the fixed
+    /// count, or the lognormal's mean less what the clamp at `max` cuts off, E[min(X, max)] = mean·Φ((ln max − μ − σ²)/σ) + max·(1 − Φ((ln max − μ)/σ)).
+    pub fn drawn_mean(&self) -> f64 {
+        match self {
+            TokenCount::Fixed { tokens } => f64::from((*tokens).max(1)),
+            TokenCount::LogNormal { mean, cv, max } => {
+                let s2 = (1.0 + cv * cv).ln();
+                let (mu, s) = (mean.ln() - s2 / 2.0, s2.sqrt());
+                let phi = |z: f64| 0.5 * statrs::function::erf::erfc(-z / std::f64::consts::SQRT_2);
+                let m = f64::from(*max);
+                mean * phi((m.ln() - mu - s2) / s) + m * (1.0 - phi((m.ln() - mu) / s))
+            }
+        }
+    }
+
+    /// One request's count: the fixed count (at least 1), or a lognormal draw of this mean and
+    /// CV (σ² = ln(1 + cv²), μ = ln(mean) − σ²/2), rounded and clamped to [1, max].
+    pub fn draw<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> u32 {
+        match self {
+            TokenCount::Fixed { tokens } => (*tokens).max(1),
+            TokenCount::LogNormal { mean, cv, max } => {
+                let s2 = (1.0 + cv * cv).ln();
+                match rand_distr::LogNormal::new(mean.ln() - s2 / 2.0, s2.sqrt()) {
+                    Ok(d) => {
+                        (rand_distr::Distribution::sample(&d, rng).round() as u32).clamp(1, *max)
+                    }
+                    Err(_) => mean.round() as u32,
+                }
+            }
+        }
+    }
 }
 
 /// What one request costs.
@@ -628,6 +660,35 @@ pub fn generative_preset(name: &str) -> Option<GenerativeModel> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `drawn_mean` is the mean of `draw`: the clamp's cut taken off a lognormal's mean, and
+    /// nothing off when the clamp is far out.
+    #[test]
+    fn drawn_mean_is_the_mean_of_the_draws() {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(7);
+        let clamped = TokenCount::LogNormal {
+            mean: 290.0,
+            cv: 0.78,
+            max: 1024,
+        };
+        let n = 200_000;
+        let sum: u64 = (0..n).map(|_| u64::from(clamped.draw(&mut rng))).sum();
+        let empirical = sum as f64 / n as f64;
+        let expected = clamped.drawn_mean();
+        assert!(expected < 290.0 && expected > 280.0, "{expected}");
+        assert!(
+            (empirical / expected - 1.0).abs() < 0.005,
+            "{empirical} vs {expected}"
+        );
+        let far = TokenCount::LogNormal {
+            mean: 290.0,
+            cv: 0.78,
+            max: 1_000_000,
+        };
+        assert!((far.drawn_mean() - 290.0).abs() < 1e-6);
+        assert_eq!(TokenCount::Fixed { tokens: 0 }.drawn_mean(), 1.0);
+    }
 
     #[test]
     fn kv_cache_per_token_matches_hand_arithmetic() {

@@ -17,7 +17,6 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rand::RngExt;
-use rand_distr::{Distribution, LogNormal};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -311,20 +310,6 @@ struct Sizes {
     lengths: Option<(LengthSampler, u32)>,
 }
 
-fn draw(c: &TokenCount, rng: &mut rand::rngs::Xoshiro256PlusPlus) -> u32 {
-    match c {
-        TokenCount::Fixed { tokens } => (*tokens).max(1),
-        TokenCount::LogNormal { mean, cv, max } => {
-            // A lognormal with this mean and CV: σ² = ln(1 + cv²), μ = ln(mean) − σ²/2.
-            let s2 = (1.0 + cv * cv).ln();
-            match LogNormal::new(mean.ln() - s2 / 2.0, s2.sqrt()) {
-                Ok(d) => (d.sample(rng).round() as u32).clamp(1, *max),
-                Err(_) => mean.round() as u32,
-            }
-        }
-    }
-}
-
 impl Sizes {
     fn new(workload: &Workload, seed: u64, replication: u64) -> Option<Sizes> {
         match workload {
@@ -363,8 +348,8 @@ impl Sizes {
             return r;
         }
         if !(self.from_trace && has_own) {
-            r.input_tokens = draw(&self.prompt, &mut self.rng);
-            r.output_tokens = draw(&self.output, &mut self.rng);
+            r.input_tokens = self.prompt.draw(&mut self.rng);
+            r.output_tokens = self.output.draw(&mut self.rng);
             // Drawn prompts are not the trace's: its prefix blocks do not describe them.
             r.prefix = 0;
         }
