@@ -341,6 +341,15 @@ pub struct Row {
     pub prompt_tokens: Option<u32>,
     #[serde(default)]
     pub output_tokens: Option<u32>,
+    /// `tokens-server` rows: the coefficient of variation of the published run's prompt and
+    /// output lengths (its dataset's), each request drawing both from a lognormal of that CV
+    /// around `prompt_tokens` / `output_tokens`, clamped to `max_tokens` — as a scenario's
+    /// `token_cv` and `max_tokens` do. Default: every request the mean lengths.
+    #[serde(default)]
+    pub token_cv: Option<f64>,
+    /// The clamp of `token_cv`'s draws (the published harness's longest prompt and output).
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
     /// Bound on the p99 time to first token of a `tokens-server` row \[ms\].
     #[serde(default)]
     pub ttft_bound_ms: Option<f64>,
@@ -476,6 +485,21 @@ pub fn load(text: &str) -> Result<Table, InputError> {
         if r.chips == Some(0) {
             return Err(here("chips must be ≥ 1"));
         }
+        // Only a Server simulation draws lengths per request; elsewhere the keys would be ignored.
+        match (r.token_cv, r.max_tokens) {
+            (None, None) => {}
+            (Some(cv), Some(max)) if r.metric == Metric::TokensServer => {
+                if !(cv.is_finite() && cv > 0.0 && cv <= 10.0) || max == 0 {
+                    return Err(here("token_cv must be in (0, 10] and max_tokens ≥ 1"));
+                }
+            }
+            (Some(_), Some(_)) => {
+                return Err(here(
+                    "token_cv and max_tokens have an effect on tokens-server rows only (the other metrics run the mean lengths); remove them",
+                ));
+            }
+            _ => return Err(here("token_cv and max_tokens go together")),
+        }
     }
     Ok(t)
 }
@@ -564,8 +588,16 @@ fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
         });
     }
     if let Some(model) = workload::generative_preset(&r.workload) {
-        let fixed = |n: Option<u32>| TokenCount::Fixed {
-            tokens: n.unwrap_or(1),
+        let fixed = |n: Option<u32>| {
+            let tokens = n.unwrap_or(1);
+            match (r.token_cv, r.max_tokens) {
+                (Some(cv), Some(max)) => TokenCount::LogNormal {
+                    mean: f64::from(tokens),
+                    cv,
+                    max,
+                },
+                _ => TokenCount::Fixed { tokens },
+            }
         };
         return Ok(Workload::Generative {
             model,
@@ -644,7 +676,11 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
         Metric::TokensServer => {
             let ttft = r.ttft_bound_ms.unwrap_or(0.0) / 1e3;
             let tpot = r.tpot_bound_ms.unwrap_or(0.0) / 1e3;
-            highest_token_rate_within(&plan, &w, r.units, ttft, tpot) * output_of(r)
+            let output = match &w {
+                Workload::Generative { output_tokens, .. } => output_tokens.drawn_mean(),
+                Workload::Classic { .. } => output_of(r),
+            };
+            highest_token_rate_within(&plan, &w, r.units, ttft, tpot) * output
         }
         Metric::TokensAtConcurrency | Metric::TtftAtConcurrency | Metric::TpotAtConcurrency => {
             let c = r.concurrency.unwrap_or(1);
@@ -767,7 +803,16 @@ fn highest_token_rate_within(
         queue_cap: None,
         timeout_s: None,
     };
-    let (i, o) = w.mean_tokens();
+    // Each request draws its prompt and output lengths (stream SIZES, as the planner's): the
+    // means when the row gives no spread.
+    let tokens = match w {
+        Workload::Generative {
+            prompt_tokens,
+            output_tokens,
+            ..
+        } => Some((prompt_tokens.clone(), output_tokens.clone())),
+        Workload::Classic { .. } => None,
+    };
     let meets = |rate: f64| {
         let duration = TOKEN_SERVER_REQUESTS as f64 / rate;
         let run = RunSpec {
@@ -777,7 +822,15 @@ fn highest_token_rate_within(
             quantiles: vec![],
         };
         match sim::simulate(&fleet, &run, |rep| {
-            PoissonArrivals::new(SEED, rep, rate, TOKEN_SERVER_REQUESTS).with_tokens(i, o)
+            let tokens = tokens.clone();
+            let mut rng = crate::rng::stream(SEED, rep, crate::rng::streams::SIZES);
+            PoissonArrivals::new(SEED, rep, rate, TOKEN_SERVER_REQUESTS).map(move |mut r| {
+                if let Some((p, o)) = &tokens {
+                    r.input_tokens = p.draw(&mut rng);
+                    r.output_tokens = o.draw(&mut rng);
+                }
+                r
+            })
         }) {
             Ok(rep) => {
                 !rep.unstable

@@ -312,6 +312,55 @@ fn held_out_rows_set_no_constant() {
     }
 }
 
+/// The MLPerf llama2-70b Server rows replay their dataset's spread of prompt and output lengths
+/// (`token_cv`): each predicts less than the same row at fixed mean lengths — long prompts and
+/// long answers are what push the p99 TTFT and TPOT past their bounds — and the tokens counted
+/// are the clamped draws' mean, below the nominal 290.
+#[test]
+fn server_rows_with_a_length_spread_sustain_less_than_at_fixed_lengths() {
+    let t = table();
+    let spread: Vec<&accuracy::Row> = t.rows.iter().filter(|r| r.token_cv.is_some()).collect();
+    assert_eq!(spread.len(), 3, "the three MLPerf llama2-70b Server rows");
+    for r in spread {
+        assert_eq!(r.metric, accuracy::Metric::TokensServer, "{}", r.id);
+        let p = accuracy::shipped_profile(&r.profile).unwrap();
+        let varied = accuracy::predict(&t, r, &p).unwrap();
+        let mut fixed = r.clone();
+        fixed.token_cv = None;
+        fixed.max_tokens = None;
+        let fixed = accuracy::predict(&t, &fixed, &p).unwrap();
+        assert!(
+            varied < fixed && varied > 0.8 * fixed,
+            "{}: {varied} with the spread against {fixed} at fixed lengths",
+            r.id
+        );
+    }
+}
+
+/// `token_cv` only has an effect where a Server simulation draws lengths: elsewhere, or
+/// without its clamp, the table is refused.
+#[test]
+fn token_cv_is_refused_where_it_has_no_effect() {
+    let offline = accuracy::TABLE.replacen(
+        "published = 24524.9",
+        "token_cv = 0.78\nmax_tokens = 1024\npublished = 24524.9",
+        1,
+    );
+    assert_ne!(offline, accuracy::TABLE);
+    let e = accuracy::load(&offline).unwrap_err().to_string();
+    assert!(
+        e.contains("h100-llama2-70b-offline") && e.contains("tokens-server rows only"),
+        "{e}"
+    );
+    let alone = accuracy::TABLE.replacen("max_tokens = 1024\n", "", 1);
+    assert_ne!(alone, accuracy::TABLE);
+    let e = accuracy::load(&alone).unwrap_err().to_string();
+    assert!(e.contains("go together"), "{e}");
+    let zero = accuracy::TABLE.replacen("token_cv = 0.78\n", "token_cv = 0\n", 1);
+    let e = accuracy::load(&zero).unwrap_err().to_string();
+    assert!(e.contains("token_cv must be in (0, 10]"), "{e}");
+}
+
 /// A closed-loop row without a concurrency (or an open-loop row with one) is refused on load.
 #[test]
 fn a_closed_loop_row_needs_its_concurrency() {
