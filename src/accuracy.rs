@@ -588,16 +588,8 @@ fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
         });
     }
     if let Some(model) = workload::generative_preset(&r.workload) {
-        let fixed = |n: Option<u32>| {
-            let tokens = n.unwrap_or(1);
-            match (r.token_cv, r.max_tokens) {
-                (Some(cv), Some(max)) => TokenCount::LogNormal {
-                    mean: f64::from(tokens),
-                    cv,
-                    max,
-                },
-                _ => TokenCount::Fixed { tokens },
-            }
+        let fixed = |n: Option<u32>| TokenCount::Fixed {
+            tokens: n.unwrap_or(1),
         };
         return Ok(Workload::Generative {
             model,
@@ -611,6 +603,17 @@ fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
         "row `{}`: unknown workload `{}`",
         r.id, r.workload
     )))
+}
+
+/// A `tokens-server` row's per-request (prompt, output) length distributions: lognormals of the
+/// row's `token_cv`, clamped to `max_tokens`, whose draws keep the row's published means (so the
+/// plan and its capacity, built at those means, describe the requests simulated); `None`: every
+/// request the means.
+fn row_lengths(r: &Row) -> Option<(TokenCount, TokenCount)> {
+    let (cv, max) = (r.token_cv?, r.max_tokens?);
+    let keep =
+        |n: Option<u32>| TokenCount::lognormal_keeping_mean(f64::from(n.unwrap_or(1)), cv, max);
+    Some((keep(r.prompt_tokens), keep(r.output_tokens)))
 }
 
 /// The shipped (embedded) profile a row names.
@@ -676,11 +679,7 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
         Metric::TokensServer => {
             let ttft = r.ttft_bound_ms.unwrap_or(0.0) / 1e3;
             let tpot = r.tpot_bound_ms.unwrap_or(0.0) / 1e3;
-            let output = match &w {
-                Workload::Generative { output_tokens, .. } => output_tokens.drawn_mean(),
-                Workload::Classic { .. } => output_of(r),
-            };
-            highest_token_rate_within(&plan, &w, r.units, ttft, tpot) * output
+            highest_token_rate_within(&plan, &w, row_lengths(r), r.units, ttft, tpot) * output_of(r)
         }
         Metric::TokensAtConcurrency | Metric::TtftAtConcurrency | Metric::TpotAtConcurrency => {
             let c = r.concurrency.unwrap_or(1);
@@ -784,10 +783,12 @@ const TOKEN_SERVER_STEPS: u32 = 10;
 
 /// The highest Poisson rate \[req/s\] at which `units` units of a generative `plan` keep the
 /// p99 TTFT within `ttft_s` and the p99 TPOT within `tpot_s` (MLPerf Inference LLM Server
-/// constraints): bisection on the rate, each step a simulation of the planner's server model.
+/// constraints): bisection on the rate, each step a simulation of the planner's server model,
+/// each request drawing its lengths from `lengths` (`None`: the workload's means).
 fn highest_token_rate_within(
     plan: &ServicePlan,
     w: &Workload,
+    lengths: Option<(TokenCount, TokenCount)>,
     units: u32,
     ttft_s: f64,
     tpot_s: f64,
@@ -805,14 +806,13 @@ fn highest_token_rate_within(
     };
     // Each request draws its prompt and output lengths (stream SIZES, as the planner's): the
     // means when the row gives no spread.
-    let tokens = match w {
-        Workload::Generative {
-            prompt_tokens,
-            output_tokens,
-            ..
-        } => Some((prompt_tokens.clone(), output_tokens.clone())),
-        Workload::Classic { .. } => None,
-    };
+    let (prompt, output) = lengths.unwrap_or_else(|| {
+        let (i, o) = w.mean_tokens();
+        (
+            TokenCount::Fixed { tokens: i },
+            TokenCount::Fixed { tokens: o },
+        )
+    });
     let meets = |rate: f64| {
         let duration = TOKEN_SERVER_REQUESTS as f64 / rate;
         let run = RunSpec {
@@ -822,13 +822,11 @@ fn highest_token_rate_within(
             quantiles: vec![],
         };
         match sim::simulate(&fleet, &run, |rep| {
-            let tokens = tokens.clone();
+            let (prompt, output) = (prompt.clone(), output.clone());
             let mut rng = crate::rng::stream(SEED, rep, crate::rng::streams::SIZES);
             PoissonArrivals::new(SEED, rep, rate, TOKEN_SERVER_REQUESTS).map(move |mut r| {
-                if let Some((p, o)) = &tokens {
-                    r.input_tokens = p.draw(&mut rng);
-                    r.output_tokens = o.draw(&mut rng);
-                }
+                r.input_tokens = prompt.draw(&mut rng);
+                r.output_tokens = output.draw(&mut rng);
                 r
             })
         }) {

@@ -334,6 +334,32 @@ impl TokenCount {
         }
     }
 
+    /// A lognormal of this CV, clamped to `max`, whose draws keep `mean` ([`drawn_mean`]
+    /// equals it): the distribution before the clamp has a slightly larger mean, found by
+    /// fixed-point iteration. For a measured mean (one that already went through the clamp).
+    ///
+    /// [`drawn_mean`]: TokenCount::drawn_mean
+    pub fn lognormal_keeping_mean(mean: f64, cv: f64, max: u32) -> TokenCount {
+        let mut before = mean;
+        for _ in 0..50 {
+            let d = TokenCount::LogNormal {
+                mean: before,
+                cv,
+                max,
+            }
+            .drawn_mean();
+            if !(d.is_finite() && d > 0.0) {
+                break;
+            }
+            before *= mean / d;
+        }
+        TokenCount::LogNormal {
+            mean: before,
+            cv,
+            max,
+        }
+    }
+
     /// One request's count: the fixed count (at least 1), or a lognormal draw of this mean and
     /// CV (σ² = ln(1 + cv²), μ = ln(mean) − σ²/2), rounded and clamped to [1, max].
     pub fn draw<R: rand::Rng + ?Sized>(&self, rng: &mut R) -> u32 {
@@ -688,6 +714,9 @@ mod tests {
         };
         assert!((far.drawn_mean() - 290.0).abs() < 1e-6);
         assert_eq!(TokenCount::Fixed { tokens: 0 }.drawn_mean(), 1.0);
+        let kept = TokenCount::lognormal_keeping_mean(290.0, 0.78, 1024);
+        assert!((kept.drawn_mean() - 290.0).abs() < 1e-6, "{kept:?}");
+        assert!(kept.mean() > 290.0, "{kept:?}");
     }
 
     #[test]

@@ -313,11 +313,13 @@ fn held_out_rows_set_no_constant() {
 }
 
 /// The MLPerf llama2-70b Server rows replay their dataset's spread of prompt and output lengths
-/// (`token_cv`): each predicts less than the same row at fixed mean lengths — long prompts and
-/// long answers are what push the p99 TTFT and TPOT past their bounds — and the tokens counted
-/// are the clamped draws' mean, below the nominal 290.
+/// (`token_cv`), drawn so that the means stay the published ones. The simulated Server meets
+/// MLPerf's TTFT and TPOT bounds right up to the plan's full-load capacity with or without the
+/// spread, so the prediction is the same within the bisection's 0.1 % step: a spread that moved
+/// it (as an earlier draw whose clamp cut the mean did, by −1.6 %) would be counting tokens the
+/// capacity was not computed for.
 #[test]
-fn server_rows_with_a_length_spread_sustain_less_than_at_fixed_lengths() {
+fn server_rows_with_a_length_spread_keep_the_published_means() {
     let t = table();
     let spread: Vec<&accuracy::Row> = t.rows.iter().filter(|r| r.token_cv.is_some()).collect();
     assert_eq!(spread.len(), 3, "the three MLPerf llama2-70b Server rows");
@@ -330,7 +332,7 @@ fn server_rows_with_a_length_spread_sustain_less_than_at_fixed_lengths() {
         fixed.max_tokens = None;
         let fixed = accuracy::predict(&t, &fixed, &p).unwrap();
         assert!(
-            varied < fixed && varied > 0.8 * fixed,
+            (varied / fixed - 1.0).abs() < 0.002,
             "{}: {varied} with the spread against {fixed} at fixed lengths",
             r.id
         );
