@@ -342,9 +342,9 @@ pub struct Row {
     #[serde(default)]
     pub output_tokens: Option<u32>,
     /// `tokens-server` rows: the coefficient of variation of the published run's prompt and
-    /// output lengths (its dataset's), each request drawing both from a lognormal of that CV
-    /// around `prompt_tokens` / `output_tokens`, clamped to `max_tokens` — as a scenario's
-    /// `token_cv` and `max_tokens` do. Default: every request the mean lengths.
+    /// output lengths (its dataset's), each request drawing both from a lognormal of that CV,
+    /// clamped to `max_tokens`, whose draws keep the means `prompt_tokens` / `output_tokens`
+    /// (the keys a scenario names `token_cv`, `max_tokens`). Default: every request the means.
     #[serde(default)]
     pub token_cv: Option<f64>,
     /// The clamp of `token_cv`'s draws (the published harness's longest prompt and output).

@@ -320,7 +320,8 @@ impl TokenCount {
     }
 
     /// The mean of [`TokenCount::draw`] (its rounding and its floor at 1 neglected): the fixed
-    /// count, or the lognormal's mean less what the clamp at `max` cuts off, E[min(X, max)] = mean·Φ((ln max − μ − σ²)/σ) + max·(1 − Φ((ln max − μ)/σ)).
+    /// count, or the lognormal's mean less what the clamp at `max` cuts off,
+    /// E[min(X, max)] = mean·Φ((ln max − μ − σ²)/σ) + max·(1 − Φ((ln max − μ)/σ)).
     pub fn drawn_mean(&self) -> f64 {
         match self {
             TokenCount::Fixed { tokens } => f64::from((*tokens).max(1)),
