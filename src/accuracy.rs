@@ -605,15 +605,19 @@ fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
     )))
 }
 
-/// A `tokens-server` row's per-request (prompt, output) length distributions: lognormals of the
+/// A generative row's per-request (prompt, output) length distributions: lognormals of the
 /// row's `token_cv`, clamped to `max_tokens`, whose draws keep the row's published means (so the
-/// plan and its capacity, built at those means, describe the requests simulated); `None`: every
-/// request the means.
-fn row_lengths(r: &Row) -> Option<(TokenCount, TokenCount)> {
-    let (cv, max) = (r.token_cv?, r.max_tokens?);
-    let keep =
-        |n: Option<u32>| TokenCount::lognormal_keeping_mean(f64::from(n.unwrap_or(1)), cv, max);
-    Some((keep(r.prompt_tokens), keep(r.output_tokens)))
+/// plan and its capacity, built at those means, describe the requests simulated); without a
+/// spread, every request the means.
+fn row_lengths(r: &Row) -> (TokenCount, TokenCount) {
+    let count = |n: Option<u32>| {
+        let tokens = n.unwrap_or(1);
+        match (r.token_cv, r.max_tokens) {
+            (Some(cv), Some(max)) => TokenCount::lognormal_keeping_mean(f64::from(tokens), cv, max),
+            _ => TokenCount::Fixed { tokens },
+        }
+    };
+    (count(r.prompt_tokens), count(r.output_tokens))
 }
 
 /// The shipped (embedded) profile a row names.
@@ -784,11 +788,11 @@ const TOKEN_SERVER_STEPS: u32 = 10;
 /// The highest Poisson rate \[req/s\] at which `units` units of a generative `plan` keep the
 /// p99 TTFT within `ttft_s` and the p99 TPOT within `tpot_s` (MLPerf Inference LLM Server
 /// constraints): bisection on the rate, each step a simulation of the planner's server model,
-/// each request drawing its lengths from `lengths` (`None`: the workload's means).
+/// each request drawing its (prompt, output) lengths from `lengths`.
 fn highest_token_rate_within(
     plan: &ServicePlan,
     w: &Workload,
-    lengths: Option<(TokenCount, TokenCount)>,
+    (prompt, output): (TokenCount, TokenCount),
     units: u32,
     ttft_s: f64,
     tpot_s: f64,
@@ -804,15 +808,6 @@ fn highest_token_rate_within(
         queue_cap: None,
         timeout_s: None,
     };
-    // Each request draws its prompt and output lengths (stream SIZES, as the planner's): the
-    // means when the row gives no spread.
-    let (prompt, output) = lengths.unwrap_or_else(|| {
-        let (i, o) = w.mean_tokens();
-        (
-            TokenCount::Fixed { tokens: i },
-            TokenCount::Fixed { tokens: o },
-        )
-    });
     let meets = |rate: f64| {
         let duration = TOKEN_SERVER_REQUESTS as f64 / rate;
         let run = RunSpec {
@@ -822,6 +817,7 @@ fn highest_token_rate_within(
             quantiles: vec![],
         };
         match sim::simulate(&fleet, &run, |rep| {
+            // Each request draws its lengths (stream SIZES, as the planner's).
             let (prompt, output) = (prompt.clone(), output.clone());
             let mut rng = crate::rng::stream(SEED, rep, crate::rng::streams::SIZES);
             PoissonArrivals::new(SEED, rep, rate, TOKEN_SERVER_REQUESTS).map(move |mut r| {

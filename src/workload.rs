@@ -140,12 +140,12 @@ impl SequenceLengths {
             }
             LengthDist::LogNormal { mean, cv } => {
                 // P(round(X) = k) for X lognormal; the tails beyond [1, max] clamp to the ends.
-                let s2 = (1.0 + cv * cv).ln();
-                let (mu, sigma) = (mean.ln() - s2 / 2.0, s2.sqrt());
+                let (mu, sigma) = lognormal_params(*mean, *cv);
                 let cdf = |x: f64| {
                     if x <= 0.0 {
                         0.0
                     } else {
+                        // Φ((ln x − μ)/σ), in the arithmetic it always had (bit-identical plans).
                         0.5 * statrs::function::erf::erfc(
                             -(x.ln() - mu) / (sigma * std::f64::consts::SQRT_2),
                         )
@@ -326,11 +326,10 @@ impl TokenCount {
         match self {
             TokenCount::Fixed { tokens } => f64::from((*tokens).max(1)),
             TokenCount::LogNormal { mean, cv, max } => {
-                let s2 = (1.0 + cv * cv).ln();
-                let (mu, s) = (mean.ln() - s2 / 2.0, s2.sqrt());
-                let phi = |z: f64| 0.5 * statrs::function::erf::erfc(-z / std::f64::consts::SQRT_2);
-                let m = f64::from(*max);
-                mean * phi((m.ln() - mu - s2) / s) + m * (1.0 - phi((m.ln() - mu) / s))
+                let (mu, s) = lognormal_params(*mean, *cv);
+                let m = f64::from(*max).ln();
+                mean * std_normal_cdf((m - mu - s * s) / s)
+                    + f64::from(*max) * (1.0 - std_normal_cdf((m - mu) / s))
             }
         }
     }
@@ -367,8 +366,8 @@ impl TokenCount {
         match self {
             TokenCount::Fixed { tokens } => (*tokens).max(1),
             TokenCount::LogNormal { mean, cv, max } => {
-                let s2 = (1.0 + cv * cv).ln();
-                match rand_distr::LogNormal::new(mean.ln() - s2 / 2.0, s2.sqrt()) {
+                let (mu, s) = lognormal_params(*mean, *cv);
+                match rand_distr::LogNormal::new(mu, s) {
                     Ok(d) => {
                         (rand_distr::Distribution::sample(&d, rng).round() as u32).clamp(1, *max)
                     }
@@ -377,6 +376,18 @@ impl TokenCount {
             }
         }
     }
+}
+
+/// (μ, σ) of the lognormal with this mean and coefficient of variation: σ² = ln(1 + cv²),
+/// μ = ln(mean) − σ²/2.
+fn lognormal_params(mean: f64, cv: f64) -> (f64, f64) {
+    let s2 = (1.0 + cv * cv).ln();
+    (mean.ln() - s2 / 2.0, s2.sqrt())
+}
+
+/// Φ(z), the standard normal CDF.
+fn std_normal_cdf(z: f64) -> f64 {
+    0.5 * statrs::function::erf::erfc(-z / std::f64::consts::SQRT_2)
 }
 
 /// What one request costs.
