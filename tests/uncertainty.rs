@@ -367,6 +367,33 @@ fn a_bad_path_is_located_and_suggested() {
     );
 }
 
+/// A number the tier's profile sets but this plan never reads is refused with the reason, at
+/// its line: a range on it would move nothing (issue 10: a key without effect is an error).
+#[test]
+fn a_number_without_effect_is_refused_with_why() {
+    let e = error("\"tier.owned.efficiency.serial_fraction\" = { low = 0.01, high = 0.1 }\n");
+    assert_eq!(e.position, Some((20, 1)), "{e}");
+    assert!(
+        e.message.contains("has no effect on this scenario's plan"),
+        "{e}"
+    );
+    assert!(
+        e.help.as_deref().unwrap().contains("one core per request"),
+        "{e}"
+    );
+    // Nor is it offered to the analysis; the efficiency ResNet-50 reads is.
+    let s = from_text(LINEAR).unwrap();
+    let keys: Vec<String> = s.input_paths().into_iter().map(|p| p.key).collect();
+    assert!(
+        !keys.iter().any(|k| k.ends_with("serial_fraction")),
+        "{keys:?}"
+    );
+    assert!(
+        keys.contains(&"tier.owned.efficiency.compute".to_string()),
+        "{keys:?}"
+    );
+}
+
 #[test]
 fn an_impossible_range_is_located_with_what_is_valid() {
     let e = error("\"costs.pue\" = { low = 1.8, high = 1.2 }\n");

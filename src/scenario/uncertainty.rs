@@ -30,7 +30,7 @@ use super::{
 };
 use crate::cite::{Basis, Cited};
 use crate::cost::inputs::COST_INPUTS;
-use crate::hardware::numbers::{PROFILE_NUMBERS, Valid};
+use crate::hardware::numbers::{PROFILE_NUMBERS, ProfileNumber, Valid};
 use crate::input::{InputError, SourceFile, closest};
 use crate::traffic::Growth;
 use crate::traffic::file::{MAX_GROWTH_PER_YEAR, MIN_GROWTH_PER_YEAR};
@@ -193,18 +193,7 @@ impl Scenario {
             .collect();
         for (ti, t) in self.tiers.iter().enumerate() {
             for (ni, n) in PROFILE_NUMBERS.iter().enumerate() {
-                // The service-time spread moves only the simulated tail, never the throughput
-                // the re-plan scales by (its multiplier has mean 1): as an uncertain input it
-                // would show a bar of zero, so it is not offered as one.
-                if n.key == crate::hardware::numbers::SERVICE_CV.key {
-                    continue;
-                }
-                // The serial fraction only slows a pass split across cores: on a classic tier of
-                // one core per request it moves nothing, and is not offered either.
-                if n.key == crate::hardware::numbers::SERIAL_FRACTION.key
-                    && matches!(self.workload, crate::workload::Workload::Classic { .. })
-                    && t.batching.cores_per_request <= 1
-                {
+                if !self.number_acts(t, n) {
                     continue;
                 }
                 if n.get(&t.profile).is_some() {
@@ -244,6 +233,71 @@ impl Scenario {
             target: Target::MaxUtilization,
         });
         out
+    }
+
+    /// Whether profile number `n` moves tier `t`'s base plan of this workload
+    /// ([`Scenario::why_inert`] says why not).
+    fn number_acts(&self, t: &Tier, n: &ProfileNumber) -> bool {
+        self.why_inert(t, n).is_none()
+    }
+
+    /// Why profile number `n` does not move tier `t`'s base plan of this workload, and what
+    /// to vary instead; `None` when it does. A number that does not would show a tornado bar
+    /// of zero and be drawn for nothing, so it is not offered as an uncertain input, and
+    /// `[uncertainty]` naming it is refused with this reason:
+    /// - the service-time spread moves only the simulated tail, never the throughput the
+    ///   re-plan scales by (its multiplier has mean 1);
+    /// - the serial fraction only slows a pass split across cores, so not a classic tier of one
+    ///   core per request;
+    /// - of the compute efficiencies, only the one the workload's operator class reads
+    ///   ([`crate::perf::class_efficiency`]: `compute_conv` for convolutions, `compute_matmul`
+    ///   for transformers and every generative model, `compute` where the profile sets no
+    ///   class value);
+    /// - the attention's memory efficiency only reads a generative model's KV cache;
+    /// - all-reduce latency and link bandwidth only act on a replica split over devices.
+    pub fn why_inert(&self, t: &Tier, n: &ProfileNumber) -> Option<&'static str> {
+        use crate::hardware::numbers as k;
+        use crate::workload::{OpClass, Workload};
+        let (class, generative) = match &self.workload {
+            Workload::Classic { model, .. } => (model.op_class, false),
+            Workload::Generative { .. } => (Some(OpClass::Matmul), true),
+        };
+        let class_value = crate::perf::class_efficiency(&t.profile, class).is_some();
+        match n.key {
+            key if key == k::SERVICE_CV.key => Some(
+                "the service-time spread moves only the simulated tail, not the throughput the re-plan scales by; set the tier's service_cv to study it",
+            ),
+            key if key == k::SERIAL_FRACTION.key
+                && !generative
+                && t.batching.cores_per_request <= 1 =>
+            {
+                Some(
+                    "the serial fraction only slows a pass split across cores, and this tier runs one core per request",
+                )
+            }
+            key if key == k::EFFICIENCY_COMPUTE.key && class_value => Some(
+                "the workload's operator class has its own efficiency in this profile (efficiency.compute_matmul or efficiency.compute_conv); vary that",
+            ),
+            key if key == k::EFFICIENCY_COMPUTE_CONV.key && class != Some(OpClass::Conv) => Some(
+                "the workload is not a convolutional model; its compute efficiency is efficiency.compute_matmul (transformers) or efficiency.compute",
+            ),
+            key if key == k::EFFICIENCY_COMPUTE_MATMUL.key && class != Some(OpClass::Matmul) => {
+                Some(
+                    "the workload is not a transformer; its compute efficiency is efficiency.compute_conv (convolutions) or efficiency.compute",
+                )
+            }
+            key if key == k::EFFICIENCY_ATTENTION_MEMORY.key && !generative => Some(
+                "the attention's memory efficiency reads a generative model's KV cache, and this workload has none; vary efficiency.memory",
+            ),
+            key if (key == k::ALLREDUCE_LATENCY.key || key == k::INTERCONNECT_BANDWIDTH.key)
+                && !matches!(&t.plan, crate::perf::ServicePlan::Generative(g) if g.devices_per_replica > 1) =>
+            {
+                Some(
+                    "the tier's replicas run on one device each, so no all-reduce crosses the interconnect",
+                )
+            }
+            _ => None,
+        }
     }
 
     fn workload_fields(&self) -> &'static [&'static str] {
@@ -439,6 +493,17 @@ fn same_input(s: &Scenario, a: Target, b: Target) -> bool {
     }
 }
 
+/// Why a `tier.<name>.<profile number>` path that the tier's profile sets moves nothing
+/// ([`Scenario::why_inert`]); `None` for any other path.
+fn inert_number(s: &Scenario, key: &str) -> Option<&'static str> {
+    s.tiers.iter().find_map(|t| {
+        let number = key.strip_prefix(&format!("tier.{}.", t.name))?;
+        let n = PROFILE_NUMBERS.iter().find(|n| n.key == number)?;
+        n.get(&t.profile)?;
+        s.why_inert(t, n)
+    })
+}
+
 /// Resolve a path against the scenario's inputs by its whole key, so tier names with dots
 /// (`aws-inf2.xlarge`) resolve without splitting.
 fn resolve(s: &Scenario, key: &str) -> Option<InputPath> {
@@ -456,6 +521,15 @@ pub(super) fn validate(
     for (key, entry) in table {
         let field = format!("uncertainty.\"{}\"", key.get_ref());
         let Some(path) = resolve(s, key.get_ref()) else {
+            if let Some(why) = inert_number(s, key.get_ref()) {
+                return Err(src
+                    .error(
+                        key,
+                        field,
+                        format!("`{}` has no effect on this scenario's plan", key.get_ref()),
+                    )
+                    .with_help(why));
+            }
             let all = s.input_paths();
             let names: Vec<&str> = all.iter().map(|p| p.key.as_str()).collect();
             let hint = "paths: costs.<key>, tier.<tier>.<profile number key>, tier.<tier>.porting_usd, workload.<field>, traffic.growth_per_year, slo.max_utilization";
