@@ -165,6 +165,18 @@ impl Metric {
     pub fn generative(self) -> bool {
         !matches!(self, Metric::Offline | Metric::Server)
     }
+    /// Whether the metric is a throughput, the figure a fleet's size scales with (Offline,
+    /// Server, and LLM tokens/s Offline, Server or at a concurrency), not a latency.
+    pub fn throughput(self) -> bool {
+        matches!(
+            self,
+            Metric::Offline
+                | Metric::Server
+                | Metric::TokensOffline
+                | Metric::TokensServer
+                | Metric::TokensAtConcurrency
+        )
+    }
     /// Whether the metric is measured with a fixed number of requests in flight.
     pub fn closed_loop(self) -> bool {
         matches!(
@@ -400,6 +412,20 @@ pub struct Summary {
     pub max_abs_error: f64,
 }
 
+/// How far the held-out throughput predictions scatter around the published figures, in ln
+/// terms: the spread the uncertainty analysis gives every fitted constant
+/// ([`crate::uncertainty::ranges::FIT_LOG_SD`]).
+#[derive(Debug, Clone, Serialize)]
+pub struct Spread {
+    pub rows: usize,
+    /// Mean of ln(published / predicted): above 0 when the planner predicts low on average.
+    pub mean_log_ratio: f64,
+    /// RMS of ln(published / predicted).
+    pub rms_log_ratio: f64,
+    /// The σ the uncertainty analysis uses ([`crate::uncertainty::ranges::FIT_LOG_SD`]).
+    pub uncertainty_log_sd: f64,
+}
+
 /// A fitted constant of a profile, with the rows it came from.
 #[derive(Debug, Clone, Serialize)]
 pub struct Fitted {
@@ -423,6 +449,8 @@ pub struct Report {
     /// first metric; see `all_held_out`).
     pub summary: Vec<Summary>,
     pub all_held_out: Option<Summary>,
+    /// Over the held-out throughput rows.
+    pub held_out_throughput_spread: Option<Spread>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fit: Option<Vec<Fitted>>,
 }
@@ -951,6 +979,24 @@ fn summarize(rows: &[RowResult], metric: Option<Metric>) -> Option<Summary> {
     })
 }
 
+fn throughput_spread(rows: &[RowResult]) -> Option<Spread> {
+    let logs: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.split == Split::HeldOut && r.metric.throughput())
+        .map(|r| (r.published / r.predicted).ln())
+        .collect();
+    if logs.is_empty() {
+        return None;
+    }
+    let n = logs.len() as f64;
+    Some(Spread {
+        rows: logs.len(),
+        mean_log_ratio: logs.iter().sum::<f64>() / n,
+        rms_log_ratio: (logs.iter().map(|x| x * x).sum::<f64>() / n).sqrt(),
+        uncertainty_log_sd: crate::uncertainty::ranges::FIT_LOG_SD,
+    })
+}
+
 /// Predict every row with the shipped profiles; with `with_fit`, also re-run the fit.
 pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
     let mut profiles: BTreeMap<&str, Profile> = BTreeMap::new();
@@ -970,11 +1016,13 @@ pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
         .collect();
     summary.sort_by_key(|s| s.metric);
     let all_held_out = summarize(&rows, None);
+    let held_out_throughput_spread = throughput_spread(&rows);
     let fit = if with_fit { Some(fit(t)?) } else { None };
     Ok(Report {
         rows,
         summary,
         all_held_out,
+        held_out_throughput_spread,
         fit,
     })
 }
@@ -1137,6 +1185,14 @@ pub fn render(rep: &Report) -> String {
             a.rows,
             100.0 * a.median_abs_error,
             100.0 * a.max_abs_error
+        ));
+    }
+    if let Some(sp) = &rep.held_out_throughput_spread {
+        s.push_str(&format!(
+            "\nHeld-out throughput rows, ln(published / predicted): RMS {:.4}, mean {:+.4} over {} \
+             rows.\nThe uncertainty analysis draws every fitted constant lognormal with sigma {} \
+             around its value (the fit rule).\n",
+            sp.rms_log_ratio, sp.mean_log_ratio, sp.rows, sp.uncertainty_log_sd
         ));
     }
     if let Some(fit) = &rep.fit {

@@ -84,8 +84,8 @@ pub struct TornadoRow {
     pub performance: bool,
     /// Its distribution, in the unit above.
     pub dist: Dist,
-    /// Where the range comes from: `scenario line N`, `declared with the input`, or the
-    /// estimate rule.
+    /// Where the range comes from: `scenario line N`, `declared with the input`, the
+    /// estimate rule, or the fit rule (a constant fitted by the accuracy suite).
     pub range_source: String,
     pub base_value: f64,
     /// The low end: the distribution's lowest value, or its P10 when it is unbounded; inside

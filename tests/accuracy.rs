@@ -154,6 +154,31 @@ fn held_out_error_meets_the_issue_bound() {
     assert!(a.max_abs_error <= 0.25, "max {}", a.max_abs_error);
 }
 
+/// The spread the uncertainty analysis gives every fitted constant is the one the suite
+/// measures on its held-out throughput rows: change a prediction, a row or a constant and this
+/// fails until `FIT_LOG_SD` (and the reports' rule text) is set to the new figure.
+#[test]
+fn the_fit_rule_spread_is_the_suites_held_out_throughput_error() {
+    let rep = accuracy::run(&table(), false).unwrap();
+    let sp = rep.held_out_throughput_spread.unwrap();
+    assert!(sp.rows >= 16, "{} held-out throughput rows", sp.rows);
+    let by_hand: Vec<f64> = rep
+        .rows
+        .iter()
+        .filter(|r| r.split == Split::HeldOut && r.metric.throughput())
+        .map(|r| (r.published / r.predicted).ln())
+        .collect();
+    assert_eq!(by_hand.len(), sp.rows);
+    let rms = (by_hand.iter().map(|x| x * x).sum::<f64>() / by_hand.len() as f64).sqrt();
+    assert!((rms - sp.rms_log_ratio).abs() < 1e-12);
+    assert!(
+        (sp.rms_log_ratio - tco_sim::uncertainty::ranges::FIT_LOG_SD).abs() < 5e-5,
+        "the suite measures {:.4}; uncertainty::ranges::FIT_LOG_SD is {}",
+        sp.rms_log_ratio,
+        tco_sim::uncertainty::ranges::FIT_LOG_SD
+    );
+}
+
 /// The GPU/ASIC classic held-out rows after sequence lengths and per-class efficiencies (issue
 /// 10): measured 2026-12-01 with `tco-sim accuracy`, every one within 25 % except Inferentia2
 /// ResNet-50 at batch 1 (+141 %: its fixed per-inference cost is not modelled per layer yet), which

@@ -581,3 +581,58 @@ fn the_serial_fraction_is_offered_only_where_it_acts() {
     s.tiers[cpu].batching.cores_per_request = 4;
     assert_eq!(keys(&s).len(), 1, "{:?}", keys(&s));
 }
+
+/// A constant the accuracy suite fitted (basis "fit") is varied by the fit rule — lognormal
+/// around its value with the suite's held-out throughput spread — once per profile, never left
+/// fixed: a fitted constant reproduces its own rows, and only the held-out rows say how sure it
+/// is.
+#[test]
+fn fitted_constants_are_varied_by_the_suites_held_out_error() {
+    use tco_sim::cite::Basis;
+    for name in [
+        "llama70b-chat.toml",
+        "starter.toml",
+        "azure-trace-llama8b.toml",
+    ] {
+        let s = shipped(name);
+        let inputs = s.uncertain_inputs();
+        let profile_number = |t: Target| match t {
+            Target::Profile { tier, number } => Some((s.tiers[tier].profile.name.clone(), number)),
+            _ => None,
+        };
+        let mut fitted_paths: Vec<(String, usize)> = s
+            .input_paths()
+            .into_iter()
+            .filter(|p| s.input_value(p.target).1 == Basis::Fit)
+            .filter_map(|p| profile_number(p.target))
+            .collect();
+        fitted_paths.sort();
+        fitted_paths.dedup();
+        assert!(!fitted_paths.is_empty(), "{name} has no fitted constant");
+        let mut varied: Vec<(String, usize)> = inputs
+            .iter()
+            .filter(|u| matches!(u.origin, RangeOrigin::FitRule { .. }))
+            .map(|u| {
+                let (v, basis) = s.input_value(u.path.target);
+                assert_eq!(basis, Basis::Fit, "{name}: {}", u.path.key);
+                assert_eq!(Some(u.dist), Dist::for_fit(v), "{name}: {}", u.path.key);
+                profile_number(u.path.target).expect("a profile number")
+            })
+            .collect();
+        varied.sort();
+        assert_eq!(varied, fitted_paths, "{name}");
+    }
+    // The H100's transformer GEMM efficiency, fitted to MLPerf BERT-99 Offline, is among them.
+    let s = shipped("llama70b-chat.toml");
+    assert!(
+        s.uncertain_inputs()
+            .iter()
+            .any(|u| u.path.key.ends_with("efficiency.compute_matmul")
+                && matches!(u.origin, RangeOrigin::FitRule { .. })),
+        "{:?}",
+        s.uncertain_inputs()
+            .iter()
+            .map(|u| &u.path.key)
+            .collect::<Vec<_>>()
+    );
+}

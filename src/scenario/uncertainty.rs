@@ -129,6 +129,9 @@ pub enum RangeOrigin {
     Declared { why: String },
     /// The general rule for estimates ([`ranges::ESTIMATE_RULE`]).
     EstimateRule { why: String },
+    /// The rule for constants the accuracy suite fitted ([`ranges::FIT_RULE`]): the spread of
+    /// its held-out throughput errors.
+    FitRule { why: String },
 }
 
 impl RangeOrigin {
@@ -138,6 +141,7 @@ impl RangeOrigin {
             RangeOrigin::Scenario { line } => format!("scenario line {line}"),
             RangeOrigin::Declared { .. } => "declared with the input".into(),
             RangeOrigin::EstimateRule { .. } => "estimate rule (AACE class 4)".into(),
+            RangeOrigin::FitRule { .. } => "fit rule (accuracy suite held-out error)".into(),
         }
     }
 }
@@ -425,8 +429,10 @@ impl Scenario {
     }
 
     /// Every input the uncertainty analysis varies: those the `[uncertainty]` table names (in
-    /// its order), then every other estimate with a default range, in [`Scenario::input_paths`]
-    /// order. A profile's number is listed once, under the first tier of that profile.
+    /// its order), then every other estimate with a default range and every constant the
+    /// accuracy suite fitted (basis "fit", spread by its held-out error), in
+    /// [`Scenario::input_paths`] order. A profile's number is listed once, under the first tier
+    /// of that profile.
     pub fn uncertain_inputs(&self) -> Vec<UncertainInput> {
         let mut out = self.uncertainty.clone();
         let mut seen_profiles: Vec<(String, usize)> = Vec::new();
@@ -448,22 +454,33 @@ impl Scenario {
                 continue;
             }
             let (value, basis) = self.input_value(p.target);
-            if basis != Basis::Estimate {
-                continue;
-            }
-            let declared = match p.target {
-                Target::Cost(i) => COST_INPUTS[i].range,
-                _ => None,
-            };
-            let Some(dist) = Dist::for_estimate(value, declared, &self.input_valid(p.target))
-            else {
-                continue;
-            };
-            let origin = match declared {
-                Some(d) => RangeOrigin::Declared { why: d.why.into() },
-                None => RangeOrigin::EstimateRule {
-                    why: ranges::ESTIMATE_RULE.into(),
-                },
+            let (dist, origin) = match basis {
+                Basis::Estimate => {
+                    let declared = match p.target {
+                        Target::Cost(i) => COST_INPUTS[i].range,
+                        _ => None,
+                    };
+                    let Some(dist) =
+                        Dist::for_estimate(value, declared, &self.input_valid(p.target))
+                    else {
+                        continue;
+                    };
+                    let origin = match declared {
+                        Some(d) => RangeOrigin::Declared { why: d.why.into() },
+                        None => RangeOrigin::EstimateRule {
+                            why: ranges::ESTIMATE_RULE.into(),
+                        },
+                    };
+                    (dist, origin)
+                }
+                Basis::Fit => {
+                    let Some(dist) = Dist::for_fit(value) else {
+                        continue;
+                    };
+                    let why = ranges::FIT_RULE.into();
+                    (dist, RangeOrigin::FitRule { why })
+                }
+                _ => continue,
             };
             out.push(UncertainInput {
                 path: p,

@@ -50,6 +50,20 @@ pub const ESTIMATE_HIGH: f64 = 1.5;
 /// Where [`ESTIMATE_LOW`] and [`ESTIMATE_HIGH`] come from.
 pub const ESTIMATE_RULE: &str = "estimate: triangular −30 %/+50 % around the value, the outer bounds of an AACE International Class 4 estimate (Recommended Practice 18R-97, expected accuracy −15 to −30 % low, +20 to +50 % high; https://studylib.net/doc/25469138/aace18r-97, rev. 2011-11-29)";
 
+/// The spread of a constant the accuracy suite fitted (basis "fit"): its logarithm is drawn
+/// normal around the fitted value's with this standard deviation — a lognormal whose median is
+/// the fitted value.
+///
+/// A fitted constant reproduces its own rows exactly, so their error says nothing of how sure
+/// it is; the held-out rows do. This is the RMS of ln(published / predicted) over the suite's
+/// held-out throughput rows (Offline, Server, tokens/s Offline, Server and at a concurrency):
+/// how far the planner, with every fitted constant at its value, missed the throughputs it was
+/// not tuned on. `tco-sim accuracy` prints the figure it measures beside this one, and
+/// `tests/accuracy.rs` fails when they part.
+pub const FIT_LOG_SD: f64 = 0.1385;
+/// Where [`FIT_LOG_SD`] comes from, as the reports say it.
+pub const FIT_RULE: &str = "fit: lognormal with its median at the fitted value and σ = 0.1385 in ln terms, the RMS of ln(published / predicted) over the accuracy suite's held-out throughput rows (data/accuracy.toml, `tco-sim accuracy`): how far the planner with its fitted constants missed measurements it was not tuned on";
+
 /// A distribution of one input's value, in the unit the input is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(tag = "dist", rename_all = "kebab-case")]
@@ -246,6 +260,21 @@ impl Dist {
             high,
         })
     }
+
+    /// The default of a constant fitted by the accuracy suite with value `value`: a lognormal
+    /// with its median at the value and [`FIT_LOG_SD`] in ln terms. `None` for a value ≤ 0,
+    /// which no multiplicative spread moves.
+    pub fn for_fit(value: f64) -> Option<Dist> {
+        if !(value > 0.0 && value.is_finite()) {
+            return None;
+        }
+        let s2 = FIT_LOG_SD * FIT_LOG_SD;
+        let mean = value * (0.5 * s2).exp();
+        Some(Dist::LogNormal {
+            mean,
+            sd: mean * s2.exp_m1().sqrt(),
+        })
+    }
 }
 
 /// Φ⁻¹, the standard normal quantile.
@@ -358,6 +387,22 @@ mod tests {
             .check()
             .is_ok()
         );
+    }
+
+    #[test]
+    fn fitted_constants_get_a_lognormal_with_their_value_as_median() {
+        let d = Dist::for_fit(0.4872).unwrap();
+        assert!(d.check().is_ok());
+        // The median is the fitted value and ln(value) has the rule's spread: P10 and P90 sit
+        // at exp(∓1.2816 σ) times it.
+        assert!((d.quantile(0.5) / 0.4872 - 1.0).abs() < 1e-12);
+        let (p10, p90) = d.tornado_ends();
+        let z = 1.281_551_565_545;
+        assert!((p10 / 0.4872 - (-z * FIT_LOG_SD).exp()).abs() < 1e-9);
+        assert!((p90 / 0.4872 - (z * FIT_LOG_SD).exp()).abs() < 1e-9);
+        assert_eq!(Dist::for_fit(0.0), None);
+        assert_eq!(Dist::for_fit(f64::NAN), None);
+        assert!(FIT_RULE.contains(&format!("σ = {FIT_LOG_SD}")));
     }
 
     #[test]

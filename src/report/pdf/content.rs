@@ -806,7 +806,9 @@ fn assumptions(l: &mut Layout, r: &RunResults) {
             "Every input the run used, with its value, its basis, its source and the source's \
              date. Basis: cited (taken from the source as written), derived (computed from cited \
              figures; the arithmetic is in the note), estimate (no firm source), measured (on \
-             real hardware), user input (given in the scenario). {estimates} of the {} inputs \
+             real hardware), user input (given in the scenario), fit (fitted to published \
+             benchmarks by the accuracy suite, varied by its held-out error in the uncertainty \
+             analysis). {estimates} of the {} inputs \
              are estimates: their rows are shaded and marked ESTIMATE. Inputs whose source or \
              note marks them OUTLIER or STALE are shaded too, with the flag beside their basis. \
              Replace them with your own figures where you have them; the answer depends on them.",

@@ -41,8 +41,8 @@ pub fn section(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     }
     l.paragraph(
         &format!(
-            "Every uncertain input ({} here: the estimates and any input the scenario gives a \
-             range) is varied. One at a time, each goes to the low and the high end of its range \
+            "Every uncertain input ({} here: the estimates, the performance constants fitted to \
+             published benchmarks, and any input the scenario gives a range) is varied. One at a time, each goes to the low and the high end of its range \
              with every other input at base (the tornado), and the value where the \
              recommendation changes is searched for (the flip point). Then all are drawn at \
              once, {} times, to see how often each option is the cheapest (the Monte Carlo). \
@@ -316,7 +316,23 @@ fn method(r: &RunResults) -> Vec<String> {
             ranges::ESTIMATE_RULE
         ));
     }
-    let listed = |i: &&crate::uncertainty::InputRange| !i.range_source.starts_with("estimate rule");
+    let fitted: Vec<&str> = u
+        .inputs
+        .iter()
+        .filter(|i| i.range_source.starts_with("fit rule"))
+        .map(|i| i.input.as_str())
+        .collect();
+    if !fitted.is_empty() {
+        out.push(format!(
+            "Ranges of {} constants fitted to published benchmarks ({}) by the rule for a {}.",
+            fitted.len(),
+            fitted.join(", "),
+            ranges::FIT_RULE
+        ));
+    }
+    let listed = |i: &&crate::uncertainty::InputRange| {
+        !i.range_source.starts_with("estimate rule") && !i.range_source.starts_with("fit rule")
+    };
     let own: Vec<String> = u
         .inputs
         .iter()
