@@ -115,3 +115,74 @@ fn a_tpot_pass_whose_interval_crosses_the_bound_reads_marginal_everywhere() {
     assert_eq!(tier_status(&r.tiers[i], &bounds), SloStatus::Met);
     assert!(tco_sim::report::table::render(&r).contains("99.7 ms (no CI)"));
 }
+
+/// Page one's risks name a recommended fleet that misses the contract in more than 5 % of the
+/// Monte Carlo samples (and say nothing at 95 % or above), and the fitted performance constants
+/// that move the answer most when there is room for them.
+#[test]
+fn risks_name_a_fleet_short_in_the_samples_and_the_fitted_constants_that_move_it() {
+    use tco_sim::results::decision::{FIT_RISK_SHARE, SLO_RISK_P, top_risks};
+    let mut r = report_fixtures::shipped_uncertain("h100-current-prices", 100);
+    let rec = r.recommendation.clone().expect("a recommendation");
+    let set_p = |r: &mut tco_sim::results::RunResults, p: f64| {
+        let u = r.uncertainty.as_mut().expect("the analysis ran");
+        let o = u
+            .options
+            .iter_mut()
+            .find(|o| o.tier == rec.best.tier && o.option == rec.best.option)
+            .expect("the recommendation's row");
+        o.p_slo_met = Some(p);
+    };
+    let short = |risks: &[String]| {
+        risks
+            .iter()
+            .find(|l| l.contains("of the Monte Carlo samples the planned"))
+            .cloned()
+    };
+    set_p(&mut r, SLO_RISK_P);
+    assert_eq!(short(&top_risks(&r)), None, "{:#?}", top_risks(&r));
+    set_p(&mut r, 0.9);
+    let line = short(&top_risks(&r)).expect("a shortfall line");
+    assert!(
+        line.starts_with(&format!(
+            "In 10.0 % of the Monte Carlo samples the planned {} fleet misses the contract",
+            rec.best.tier
+        )),
+        "{line}"
+    );
+    // Estimated profile numbers are named by their tier path (the purchase price here).
+    set_p(&mut r, 1.0);
+    assert!(
+        top_risks(&r).iter().any(|l| l.starts_with(&format!(
+            "Estimated inputs that move the answer most: tier.{}.price.purchase_usd",
+            rec.best.tier
+        ))),
+        "{:#?}",
+        top_risks(&r)
+    );
+    // With nothing else to say, the fitted constant with the widest swing is named when the
+    // swing is a tenth of the margin or more, and not when it is less.
+    let s = r.sensitivity.as_mut().unwrap();
+    s.flip_points.clear();
+    s.tornado
+        .retain(|t| t.input.ends_with("efficiency.compute_matmul") && t.swing_usd > 0.0);
+    assert!(
+        !s.tornado.is_empty(),
+        "the H100's fitted matmul efficiency moves the margin"
+    );
+    let swing = s.tornado[0].swing_usd;
+    let fitted = |r: &tco_sim::results::RunResults| {
+        top_risks(r).iter().any(|l| {
+            l.starts_with(
+                "Performance constants fitted to published benchmarks that move the answer most: tier.",
+            ) && l.contains("efficiency.compute_matmul")
+        })
+    };
+    let with_margin = |r: &mut tco_sim::results::RunResults, m: f64| {
+        r.recommendation.as_mut().unwrap().margin_usd = Some(m);
+    };
+    with_margin(&mut r, 0.99 * swing / FIT_RISK_SHARE);
+    assert!(fitted(&r), "{:#?}", top_risks(&r));
+    with_margin(&mut r, 1.01 * swing / FIT_RISK_SHARE);
+    assert!(!fitted(&r), "{:#?}", top_risks(&r));
+}

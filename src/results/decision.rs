@@ -11,6 +11,7 @@ use crate::capacity::{CapacityYear, LatencyAtPlan};
 use crate::cite::Basis;
 use crate::format;
 use crate::hardware::DeploymentOption;
+use crate::hardware::numbers::PROFILE_NUMBERS;
 use crate::scenario::InputRecord;
 
 /// "AWS p5.48xlarge reserved-3y", and "8x H100 on-prem" (not "8x H100 on-prem on-prem") when
@@ -355,10 +356,22 @@ fn nearest_flips(r: &RunResults) -> Vec<&crate::uncertainty::FlipPoint> {
         .map_or(vec![], crate::uncertainty::flips_nearest_first)
 }
 
+/// Below this share of Monte Carlo samples in which the recommended fleet still meets the
+/// contract, page one names the shortfall as a risk (a one-in-twenty chance, the usual 5 %
+/// level).
+pub const SLO_RISK_P: f64 = 0.95;
+
+/// Page one names a fitted performance constant as a risk only when its tornado swing is at
+/// least this share of the recommendation's margin over the runner-up: a constant that moves a
+/// $500,000 margin by $5,000 is not what a reader should weigh first.
+pub const FIT_RISK_SHARE: f64 = 0.1;
+
 /// The risks to the recommendation a reader should weigh first, most important first, at most
 /// three: the nearest flip points, a recommended on-prem fleet of one server with no spare, a
-/// marginal pass of the contract, the estimated inputs with the widest tornado swing, and
-/// inputs flagged OUTLIER or STALE.
+/// marginal pass of the contract, a recommended fleet that misses the contract in more than
+/// 1 − [`SLO_RISK_P`] of the samples, inputs flagged OUTLIER or STALE, the estimated inputs
+/// with the widest tornado swing, and the fitted performance constants with the widest when it
+/// is at least [`FIT_RISK_SHARE`] of the margin.
 pub fn top_risks(r: &RunResults) -> Vec<String> {
     let Some(rec) = r.recommendation.as_ref() else {
         return vec![];
@@ -407,6 +420,25 @@ pub fn top_risks(r: &RunResults) -> Vec<String> {
             }
         ));
     }
+    if let Some(p) = r
+        .uncertainty
+        .as_ref()
+        .and_then(|u| {
+            u.options
+                .iter()
+                .find(|o| o.tier == rec.best.tier && o.option == rec.best.option)
+        })
+        .and_then(|o| o.p_slo_met)
+        .filter(|p| *p < SLO_RISK_P)
+    {
+        out.push(format!(
+            "In {} of the Monte Carlo samples the planned {} fleet misses the contract (its \
+             performance inputs drawn across their ranges): plan headroom, or measure the model \
+             on the hardware (tco-sim calibrate --from) to narrow them.",
+            format::percent(1.0 - p, 1),
+            rec.best.tier
+        ));
+    }
     let flagged = flagged_inputs(r);
     if !flagged.is_empty() {
         let names: Vec<String> = flagged
@@ -424,17 +456,34 @@ pub fn top_risks(r: &RunResults) -> Vec<String> {
         ));
     }
     if let Some(s) = &r.sensitivity {
-        let est: Vec<String> = s
-            .tornado
-            .iter()
-            .filter(|t| is_estimate(r, &t.input) && t.swing_usd > 0.0)
-            .take(2)
-            .map(|t| format!("{} (swing {})", t.input, format::usd(t.swing_usd)))
-            .collect();
+        let widest = |basis: Basis, least_usd: f64| -> Vec<String> {
+            s.tornado
+                .iter()
+                .filter(|t| {
+                    has_basis(r, &t.input, basis) && t.swing_usd > 0.0 && t.swing_usd >= least_usd
+                })
+                .take(2)
+                .map(|t| format!("{} (swing {})", t.input, format::usd(t.swing_usd)))
+                .collect()
+        };
+        let est = widest(Basis::Estimate, 0.0);
         if !est.is_empty() {
             out.push(format!(
-                "Estimated inputs that move the answer most: {}; replace them with quotes.",
+                "Estimated inputs that move the answer most: {}; replace them with quotes or \
+                 measurements.",
                 est.join(", ")
+            ));
+        }
+        // A fitted constant is named only when its swing is a material share of the margin.
+        let fit = widest(
+            Basis::Fit,
+            FIT_RISK_SHARE * rec.margin_usd.unwrap_or(0.0).abs(),
+        );
+        if !fit.is_empty() {
+            out.push(format!(
+                "Performance constants fitted to published benchmarks that move the answer \
+                 most: {}; measure your model on the hardware (tco-sim calibrate --from).",
+                fit.join(", ")
             ));
         }
     }
@@ -442,14 +491,35 @@ pub fn top_risks(r: &RunResults) -> Vec<String> {
     out
 }
 
-/// Whether the tornado input `path` ("costs.pue", "tier.h100.price.purchase_usd") is an
-/// estimate in the run's inputs.
-fn is_estimate(r: &RunResults, path: &str) -> bool {
-    r.inputs.iter().any(|i| {
-        i.basis == Basis::Estimate && {
-            let field = i.field.split(" [").next().unwrap_or(&i.field);
-            path.ends_with(field) && (path.contains(&i.scope) || i.scope == "costs")
+/// Whether the tornado input `path` ("costs.pue", "tier.h100.price.purchase_usd") has `basis`
+/// in the run's inputs. A profile number is recorded under its profile's name by its label
+/// (`tier.h100.interconnect.allreduce_latency_us` is `hgx-h100-8x` ·
+/// `interconnect.allreduce_latency [s]`), a tier's own setting under the tier's name, the rest
+/// under `costs` or `workload`.
+fn has_basis(r: &RunResults, path: &str, basis: Basis) -> bool {
+    let mut wanted: Vec<(&str, &str)> = vec![];
+    if let Some(rest) = path.strip_prefix("tier.") {
+        for t in &r.tiers {
+            if let Some(key) = rest
+                .strip_prefix(t.name.as_str())
+                .and_then(|k| k.strip_prefix('.'))
+            {
+                let label = PROFILE_NUMBERS
+                    .iter()
+                    .find(|n| n.key == key)
+                    .map_or(key, |n| n.label);
+                wanted.push((t.profile.as_str(), label));
+                wanted.push((t.name.as_str(), key));
+            }
         }
+    } else if let Some(scoped) = path.split_once('.') {
+        wanted.push(scoped);
+    }
+    r.inputs.iter().any(|i| {
+        i.basis == basis
+            && wanted
+                .iter()
+                .any(|&(scope, field)| i.scope == scope && i.field == field)
     })
 }
 
