@@ -168,14 +168,17 @@ impl Metric {
     /// Whether the metric is a throughput, the figure a fleet's size scales with (Offline,
     /// Server, and LLM tokens/s Offline, Server or at a concurrency), not a latency.
     pub fn throughput(self) -> bool {
-        matches!(
-            self,
-            Metric::Offline
-                | Metric::Server
-                | Metric::TokensOffline
-                | Metric::TokensServer
-                | Metric::TokensAtConcurrency
-        )
+        self.figure() != Figure::Latency
+    }
+    /// Which of the figures issue 10 bounds the metric measures.
+    pub fn figure(self) -> Figure {
+        match self {
+            Metric::Offline | Metric::TokensOffline | Metric::TokensAtConcurrency => {
+                Figure::Throughput
+            }
+            Metric::Server | Metric::TokensServer => Figure::ThroughputUnderBound,
+            Metric::Tpot | Metric::TtftAtConcurrency | Metric::TpotAtConcurrency => Figure::Latency,
+        }
     }
     /// Whether the metric is measured with a fixed number of requests in flight.
     pub fn closed_loop(self) -> bool {
@@ -185,6 +188,40 @@ impl Metric {
         )
     }
 }
+
+/// The figures issue 10 bounds on held-out rows (median |error| ≤ [`BOUND_MEDIAN`], max ≤
+/// [`BOUND_MAX`]): throughput, the throughput sustained under a latency bound, and the
+/// TTFT/TPOT that bound an LLM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Figure {
+    /// Throughput alone: classic Offline, LLM tokens/s Offline and at a fixed concurrency.
+    Throughput,
+    /// Throughput sustained under a latency bound: classic Server, LLM Server under TTFT/TPOT.
+    ThroughputUnderBound,
+    /// LLM TTFT and TPOT.
+    Latency,
+}
+
+impl Figure {
+    pub const ALL: [Figure; 3] = [
+        Figure::Throughput,
+        Figure::ThroughputUnderBound,
+        Figure::Latency,
+    ];
+    pub fn label(self) -> &'static str {
+        match self {
+            Figure::Throughput => "throughput alone",
+            Figure::ThroughputUnderBound => "throughput under a latency bound",
+            Figure::Latency => "TTFT / TPOT",
+        }
+    }
+}
+
+/// Issue 10's bound on held-out rows: median |error| at most this…
+pub const BOUND_MEDIAN: f64 = 0.10;
+/// …and the largest at most this.
+pub const BOUND_MAX: f64 = 0.25;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -412,6 +449,17 @@ pub struct Summary {
     pub max_abs_error: f64,
 }
 
+/// Median and largest |error| of the held-out rows of one figure, against issue 10's bound.
+#[derive(Debug, Clone, Serialize)]
+pub struct FigureSummary {
+    pub figure: Figure,
+    pub rows: usize,
+    pub median_abs_error: f64,
+    pub max_abs_error: f64,
+    /// Median ≤ [`BOUND_MEDIAN`] and max ≤ [`BOUND_MAX`].
+    pub within_bound: bool,
+}
+
 /// How far the held-out throughput predictions scatter around the published figures, in ln
 /// terms: the spread the uncertainty analysis gives every fitted constant
 /// ([`crate::uncertainty::ranges::FIT_LOG_SD`]).
@@ -449,6 +497,8 @@ pub struct Report {
     /// first metric; see `all_held_out`).
     pub summary: Vec<Summary>,
     pub all_held_out: Option<Summary>,
+    /// Over the held-out rows of each figure issue 10 bounds.
+    pub by_figure: Vec<FigureSummary>,
     /// Over the held-out throughput rows.
     pub held_out_throughput_spread: Option<Spread>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -979,6 +1029,31 @@ fn summarize(rows: &[RowResult], metric: Option<Metric>) -> Option<Summary> {
     })
 }
 
+fn by_figure(rows: &[RowResult]) -> Vec<FigureSummary> {
+    Figure::ALL
+        .into_iter()
+        .filter_map(|f| {
+            let errs: Vec<f64> = rows
+                .iter()
+                .filter(|r| r.split == Split::HeldOut && r.metric.figure() == f)
+                .map(|r| r.error.abs())
+                .collect();
+            if errs.is_empty() {
+                return None;
+            }
+            let max_abs_error = errs.iter().copied().fold(0.0, f64::max);
+            let median_abs_error = median(errs.clone());
+            Some(FigureSummary {
+                figure: f,
+                rows: errs.len(),
+                median_abs_error,
+                max_abs_error,
+                within_bound: median_abs_error <= BOUND_MEDIAN && max_abs_error <= BOUND_MAX,
+            })
+        })
+        .collect()
+}
+
 fn throughput_spread(rows: &[RowResult]) -> Option<Spread> {
     let logs: Vec<f64> = rows
         .iter()
@@ -1016,12 +1091,14 @@ pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
         .collect();
     summary.sort_by_key(|s| s.metric);
     let all_held_out = summarize(&rows, None);
+    let by_figure = by_figure(&rows);
     let held_out_throughput_spread = throughput_spread(&rows);
     let fit = if with_fit { Some(fit(t)?) } else { None };
     Ok(Report {
         rows,
         summary,
         all_held_out,
+        by_figure,
         held_out_throughput_spread,
         fit,
     })
@@ -1186,6 +1263,33 @@ pub fn render(rep: &Report) -> String {
             100.0 * a.median_abs_error,
             100.0 * a.max_abs_error
         ));
+    }
+    if !rep.by_figure.is_empty() {
+        s.push_str(&format!(
+            "\nHeld-out rows by the figure issue 10 bounds (median |error| <= {:.0} %, max <= {:.0} %):\n",
+            100.0 * BOUND_MEDIAN,
+            100.0 * BOUND_MAX
+        ));
+        let w = rep
+            .by_figure
+            .iter()
+            .map(|f| f.figure.label().len())
+            .max()
+            .unwrap_or(0);
+        for f in &rep.by_figure {
+            s.push_str(&format!(
+                "  {:<w$} {:>2} rows  median {:>5.1} %  max {:>5.1} %  {}\n",
+                f.figure.label(),
+                f.rows,
+                100.0 * f.median_abs_error,
+                100.0 * f.max_abs_error,
+                if f.within_bound {
+                    "within the bound"
+                } else {
+                    "OUTSIDE the bound"
+                }
+            ));
+        }
     }
     if let Some(sp) = &rep.held_out_throughput_spread {
         s.push_str(&format!(
