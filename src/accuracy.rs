@@ -1012,20 +1012,31 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-fn summarize(rows: &[RowResult], metric: Option<Metric>) -> Option<Summary> {
+/// Rows, median and largest |error| of the held-out rows that `keep` picks; `None` when none.
+fn held_out_errors(
+    rows: &[RowResult],
+    keep: impl Fn(&RowResult) -> bool,
+) -> Option<(usize, f64, f64)> {
     let errs: Vec<f64> = rows
         .iter()
-        .filter(|r| r.split == Split::HeldOut && metric.is_none_or(|m| r.metric == m))
+        .filter(|r| r.split == Split::HeldOut && keep(r))
         .map(|r| r.error.abs())
         .collect();
     if errs.is_empty() {
         return None;
     }
+    let max = errs.iter().copied().fold(0.0, f64::max);
+    Some((errs.len(), median(errs), max))
+}
+
+fn summarize(rows: &[RowResult], metric: Option<Metric>) -> Option<Summary> {
+    let (n, median_abs_error, max_abs_error) =
+        held_out_errors(rows, |r| metric.is_none_or(|m| r.metric == m))?;
     Some(Summary {
         metric: metric.unwrap_or(Metric::Offline),
-        rows: errs.len(),
-        max_abs_error: errs.iter().copied().fold(0.0, f64::max),
-        median_abs_error: median(errs),
+        rows: n,
+        median_abs_error,
+        max_abs_error,
     })
 }
 
@@ -1033,19 +1044,11 @@ fn by_figure(rows: &[RowResult]) -> Vec<FigureSummary> {
     Figure::ALL
         .into_iter()
         .filter_map(|f| {
-            let errs: Vec<f64> = rows
-                .iter()
-                .filter(|r| r.split == Split::HeldOut && r.metric.figure() == f)
-                .map(|r| r.error.abs())
-                .collect();
-            if errs.is_empty() {
-                return None;
-            }
-            let max_abs_error = errs.iter().copied().fold(0.0, f64::max);
-            let median_abs_error = median(errs.clone());
+            let (n, median_abs_error, max_abs_error) =
+                held_out_errors(rows, |r| r.metric.figure() == f)?;
             Some(FigureSummary {
                 figure: f,
-                rows: errs.len(),
+                rows: n,
                 median_abs_error,
                 max_abs_error,
                 within_bound: median_abs_error <= BOUND_MEDIAN && max_abs_error <= BOUND_MAX,
@@ -1246,23 +1249,26 @@ pub fn render(rep: &Report) -> String {
         ));
     }
     s.push_str("\nHeld-out rows (no row tuned on them), |error|:\n");
+    let line = |label: &str, width: usize, rows: usize, median: f64, max: f64| {
+        format!(
+            "  {label:<width$} {rows:>2} rows  median {:>5.1} %  max {:>5.1} %",
+            100.0 * median,
+            100.0 * max
+        )
+    };
     for m in &rep.summary {
-        s.push_str(&format!(
-            "  {:<8} {:>2} rows  median {:>5.1} %  max {:>5.1} %\n",
+        s.push_str(&line(
             m.metric.label(),
+            8,
             m.rows,
-            100.0 * m.median_abs_error,
-            100.0 * m.max_abs_error
+            m.median_abs_error,
+            m.max_abs_error,
         ));
+        s.push('\n');
     }
     if let Some(a) = &rep.all_held_out {
-        s.push_str(&format!(
-            "  {:<8} {:>2} rows  median {:>5.1} %  max {:>5.1} %\n",
-            "all",
-            a.rows,
-            100.0 * a.median_abs_error,
-            100.0 * a.max_abs_error
-        ));
+        s.push_str(&line("all", 8, a.rows, a.median_abs_error, a.max_abs_error));
+        s.push('\n');
     }
     if !rep.by_figure.is_empty() {
         s.push_str(&format!(
@@ -1277,18 +1283,19 @@ pub fn render(rep: &Report) -> String {
             .max()
             .unwrap_or(0);
         for f in &rep.by_figure {
-            s.push_str(&format!(
-                "  {:<w$} {:>2} rows  median {:>5.1} %  max {:>5.1} %  {}\n",
+            let verdict = if f.within_bound {
+                "within the bound"
+            } else {
+                "OUTSIDE the bound"
+            };
+            s.push_str(&line(
                 f.figure.label(),
+                w,
                 f.rows,
-                100.0 * f.median_abs_error,
-                100.0 * f.max_abs_error,
-                if f.within_bound {
-                    "within the bound"
-                } else {
-                    "OUTSIDE the bound"
-                }
+                f.median_abs_error,
+                f.max_abs_error,
             ));
+            s.push_str(&format!("  {verdict}\n"));
         }
     }
     if let Some(sp) = &rep.held_out_throughput_spread {

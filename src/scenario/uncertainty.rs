@@ -538,29 +538,26 @@ pub(super) fn validate(
     for (key, entry) in table {
         let field = format!("uncertainty.\"{}\"", key.get_ref());
         let Some(path) = resolve(s, key.get_ref()) else {
-            if let Some(why) = inert_number(s, key.get_ref()) {
-                return Err(src
-                    .error(
-                        key,
-                        field,
-                        format!("`{}` has no effect on this scenario's plan", key.get_ref()),
+            let (message, help) = match inert_number(s, key.get_ref()) {
+                Some(why) => (
+                    format!("`{}` has no effect on this scenario's plan", key.get_ref()),
+                    why.to_string(),
+                ),
+                None => {
+                    let all = s.input_paths();
+                    let names: Vec<&str> = all.iter().map(|p| p.key.as_str()).collect();
+                    let hint = "paths: costs.<key>, tier.<tier>.<profile number key>, tier.<tier>.porting_usd, workload.<field>, traffic.growth_per_year, slo.max_utilization";
+                    let help = match closest(key.get_ref(), &names) {
+                        Some(b) => format!("did you mean `{b}`? {hint}"),
+                        None => hint.to_string(),
+                    };
+                    (
+                        format!("no input of this scenario is at `{}`", key.get_ref()),
+                        help,
                     )
-                    .with_help(why));
-            }
-            let all = s.input_paths();
-            let names: Vec<&str> = all.iter().map(|p| p.key.as_str()).collect();
-            let hint = "paths: costs.<key>, tier.<tier>.<profile number key>, tier.<tier>.porting_usd, workload.<field>, traffic.growth_per_year, slo.max_utilization";
-            let help = match closest(key.get_ref(), &names) {
-                Some(b) => format!("did you mean `{b}`? {hint}"),
-                None => hint.to_string(),
+                }
             };
-            return Err(src
-                .error(
-                    key,
-                    field,
-                    format!("no input of this scenario is at `{}`", key.get_ref()),
-                )
-                .with_help(help));
+            return Err(src.error(key, field, message).with_help(help));
         };
         let dist = dist_of(src, &field, entry)?;
         let valid = s.input_valid(path.target);
