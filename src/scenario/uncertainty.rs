@@ -197,7 +197,7 @@ impl Scenario {
             .collect();
         for (ti, t) in self.tiers.iter().enumerate() {
             for (ni, n) in PROFILE_NUMBERS.iter().enumerate() {
-                if !self.number_acts(t, n) {
+                if self.why_inert(t, n).is_some() {
                     continue;
                 }
                 if n.get(&t.profile).is_some() {
@@ -237,12 +237,6 @@ impl Scenario {
             target: Target::MaxUtilization,
         });
         out
-    }
-
-    /// Whether profile number `n` moves tier `t`'s base plan of this workload
-    /// ([`Scenario::why_inert`] says why not).
-    fn number_acts(&self, t: &Tier, n: &ProfileNumber) -> bool {
-        self.why_inert(t, n).is_none()
     }
 
     /// Why profile number `n` does not move tier `t`'s base plan of this workload, and what
