@@ -144,8 +144,8 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// Issue 10's bound on held-out rows: median |error| ≤ 10 %, max ≤ 25 % (measured 2026-12-04:
-/// 9.2 % and 24.3 % over 27 rows; the README's accuracy section says which rows are nearest).
+/// Issue 10's bound on held-out rows: median |error| ≤ 10 %, max ≤ 25 % (measured 2026-12-05:
+/// 9.4 % and 24.3 % over 28 rows; the README's accuracy section says which rows are nearest).
 #[test]
 fn held_out_error_meets_the_issue_bound() {
     let rep = accuracy::run(&table(), false).unwrap();
@@ -164,8 +164,9 @@ fn held_out_error_meets_the_issue_bound() {
 
 /// The per-figure summary (throughput alone, under a latency bound, TTFT/TPOT) partitions the
 /// held-out rows, is computed from them, and says whether each figure meets the bound. Held to
-/// the figures measured 2026-12-05 (`tco-sim accuracy`: 12.0 %, 10.2 %, 5.4 % median; 24.3 %,
-/// 20.8 %, 12.6 % max) so a regression fails; the first two are outside the bound today.
+/// the figures measured 2026-12-05 (`tco-sim accuracy`: 12.0 %, 10.9 %, 5.4 % median; 24.3 %,
+/// 20.8 %, 12.6 % max; 10.2 % under a latency bound before L4's BERT-99 Server row, +11.8 %,
+/// joined it) so a regression fails; the first two are outside the bound today.
 #[test]
 fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_errors() {
     use tco_sim::accuracy::{BOUND_MAX, BOUND_MEDIAN, Figure};
@@ -201,7 +202,7 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
         );
         let (median_then, max_then) = match f.figure {
             Figure::Throughput => (0.120, 0.243),
-            Figure::ThroughputUnderBound => (0.102, 0.208),
+            Figure::ThroughputUnderBound => (0.109, 0.208),
             Figure::Latency => (0.054, 0.126),
         };
         assert!(
