@@ -332,6 +332,7 @@ fn set_optional(c: &mut Option<Cited>, v: f64) {
         Some(c) => c.value = v,
         None => {
             *c = Some(Cited {
+                log_sd: None,
                 value: v,
                 basis: Basis::Fit,
                 source: Source {
@@ -639,6 +640,7 @@ fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
             date: "2026".into(),
         };
         let d = |v: f64| Cited {
+            log_sd: None,
             value: v,
             basis: Basis::Derived,
             source: src.clone(),

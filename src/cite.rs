@@ -65,7 +65,17 @@ pub struct Cited {
     /// Arithmetic for derived values, caveats for estimates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// A measured value's spread: the standard deviation of its logarithm (`log_sd` in a file;
+    /// `calibrate --from` writes its fit's residual). The uncertainty analysis draws the value
+    /// lognormal with its median here; `None`: a measured value is not varied unless a scenario
+    /// names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_sd: Option<f64>,
 }
+
+/// The largest `log_sd` a measured value may carry: σ = 1 in ln terms puts P10–P90 at a factor
+/// of 0.28–3.6 of the value, beyond which a number is not a measurement but a guess.
+pub const MAX_LOG_SD: f64 = 1.0;
 
 impl Cited {
     /// A value stated by the user in a scenario file, located by file and line.
@@ -80,6 +90,7 @@ impl Cited {
                 date: String::new(),
             },
             note: None,
+            log_sd: None,
         }
     }
 
@@ -133,6 +144,10 @@ pub struct CitedFileEntry {
     pub basis: Basis,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Measured values only: the standard deviation of the value's logarithm, how far the
+    /// measurement may be off ([`Cited::log_sd`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_sd: Option<Spanned<f64>>,
 }
 
 fn is_cited(b: &Basis) -> bool {
@@ -216,11 +231,47 @@ impl Sources {
                 )
                 .with_help("e.g. note = \"80 cores x 3.0 GHz x 16 FLOP/cycle\""));
         }
+        let log_sd = match &e.log_sd {
+            None => None,
+            Some(sd) if e.basis != Basis::Measured => {
+                return Err(src
+                    .error(
+                        sd,
+                        format!("{field}.log_sd"),
+                        format!(
+                            "`log_sd` is the spread of a measured value; this one's basis is \"{}\"",
+                            e.basis.label()
+                        ),
+                    )
+                    .with_help(
+                        "remove log_sd (an estimate's range comes from its rule, a fitted \
+                         constant's from the accuracy suite), or vary it by its path in a \
+                         scenario's [uncertainty] table",
+                    ));
+            }
+            Some(sd) => {
+                let v = *sd.get_ref();
+                if !(v > 0.0 && v <= MAX_LOG_SD) {
+                    return Err(src
+                        .error(
+                            sd,
+                            format!("{field}.log_sd"),
+                            format!("log_sd = {v} is outside (0, {MAX_LOG_SD}]"),
+                        )
+                        .with_help(
+                            "give the standard deviation of ln(value), e.g. 0.05 for a value \
+                             known to about 5 %; remove it for a value not to be varied",
+                        ));
+                }
+                Some(v)
+            }
+        };
         Ok(Cited {
             value: *e.value.get_ref(),
             basis: e.basis,
             source: source.clone(),
             note: e.note.clone(),
+            log_sd,
         })
     }
 }
@@ -277,6 +328,41 @@ mod tests {
         assert_eq!(c.value, 3.0);
         assert_eq!(c.basis, Basis::Cited);
         assert_eq!(c.citation(), "heise.de SKU table (2020-06)");
+    }
+
+    #[test]
+    fn a_measured_value_carries_its_spread_and_nothing_else_may() {
+        let src = "\n[sources.run]\ntitle = \"our run\"\ndate = \"2026-12\"\n";
+        let c = resolve(&format!(
+            "x = {{ value = 0.4, source = \"run\", basis = \"measured\", log_sd = 0.05 }}{src}"
+        ))
+        .unwrap();
+        assert_eq!(c.log_sd, Some(0.05));
+        let c = resolve(&format!(
+            "x = {{ value = 0.4, source = \"run\", basis = \"measured\" }}{src}"
+        ))
+        .unwrap();
+        assert_eq!(c.log_sd, None);
+        let e = resolve(&format!(
+            "x = {{ value = 0.4, source = \"run\", basis = \"estimate\", log_sd = 0.05 }}{src}"
+        ))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("p.toml:1:") && e.contains("x.log_sd") && e.contains("\"estimate\""),
+            "{e}"
+        );
+        for bad in ["0.0", "-0.1", "1.5", "nan"] {
+            let e = resolve(&format!(
+                "x = {{ value = 0.4, source = \"run\", basis = \"measured\", log_sd = {bad} }}{src}"
+            ))
+            .unwrap_err()
+            .to_string();
+            assert!(
+                e.contains("outside (0, 1]") && e.contains("x.log_sd"),
+                "{bad}: {e}"
+            );
+        }
     }
 
     #[test]

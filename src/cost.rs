@@ -879,6 +879,7 @@ mod tests {
                 date: "2026".into(),
             },
             note: None,
+            log_sd: None,
         };
         let mut inputs = crate::cost::inputs::default_costs();
         inputs.depreciation_years = cited(4.0);

@@ -728,6 +728,7 @@ pub fn default_service_cv(kind: UnitKind) -> Cited {
         ),
     };
     Cited {
+        log_sd: None,
         value,
         basis: crate::cite::Basis::Estimate,
         source,

@@ -475,6 +475,7 @@ fn user_cited(src: &SourceFile, v: &Spanned<f64>, value: f64, citation: Option<&
     let (line, _) = src.line_col(v.span().start);
     match citation {
         Some(c) => Cited {
+            log_sd: None,
             value,
             basis: Basis::Cited,
             source: Source {
@@ -669,6 +670,7 @@ fn validate_slo(src: &SourceFile, s: &file::SloFile, generative: bool) -> Result
             user_cited(src, u, x, None)
         }
         None => Cited {
+            log_sd: None,
             value: 0.8,
             basis: Basis::Estimate,
             source: Source {
@@ -963,6 +965,7 @@ fn validate_tier(
                 .map_or_else(|| from.clone(), |s| s.get_ref().clone());
             batching.service_times = Some(times);
             Some(Cited {
+                log_sd: None,
                 value: var.sqrt() / mean,
                 basis: Basis::Measured,
                 source: Source {

@@ -511,6 +511,7 @@ fn src(key: &str, title: &str, url: &str, date: &str) -> Source {
 
 fn cited(value: f64, source: &Source) -> Cited {
     Cited {
+        log_sd: None,
         value,
         basis: Basis::Cited,
         source: source.clone(),
@@ -520,6 +521,7 @@ fn cited(value: f64, source: &Source) -> Cited {
 
 fn derived(value: f64, source: &Source, note: &str) -> Cited {
     Cited {
+        log_sd: None,
         value,
         basis: Basis::Derived,
         source: source.clone(),
@@ -529,6 +531,7 @@ fn derived(value: f64, source: &Source, note: &str) -> Cited {
 
 fn estimate(value: f64, source: &Source, note: &str) -> Cited {
     Cited {
+        log_sd: None,
         value,
         basis: Basis::Estimate,
         source: source.clone(),

@@ -48,6 +48,24 @@ fn check_profile(done: &fit::Fitted) -> Profile {
         assert!(c.source.key.starts_with("calibrate-from-"), "{c:?}");
         assert!(c.note.as_deref().unwrap().contains("RMS relative error"));
         assert!((c.value / fp.after - 1.0).abs() < 1e-9);
+        // The spread: the residual in ln terms over the degrees of freedom, or none for an
+        // exactly determined fit (and the note says which).
+        let n = done.points.len();
+        let k = done.params.iter().filter(|p| p.fitted).count();
+        if n > k {
+            let ss: f64 = done
+                .points
+                .iter()
+                .map(|x| (x.after / x.measured).ln().powi(2))
+                .sum();
+            let want = (ss / (n - k) as f64).sqrt().max(fit::MIN_LOG_SD);
+            let sd = c.log_sd.expect("an over-determined fit writes its spread");
+            assert!((sd / want - 1.0).abs() < 1e-3, "{sd} vs {want}");
+            assert!(c.note.as_deref().unwrap().contains("log_sd"));
+        } else {
+            assert_eq!(c.log_sd, None, "{n} points, {k} parameters");
+            assert!(c.note.as_deref().unwrap().contains("no degree of freedom"));
+        }
     }
     p
 }
@@ -337,7 +355,48 @@ fn a_closed_loop_vllm_fixture_fits_and_reproduces_its_figures() {
         .find(|p| p.key == "efficiency.compute")
         .unwrap();
     assert!(c.after < 0.45, "{c:?}");
-    check_profile(&done);
+    let profile = check_profile(&done);
+    assert!(
+        done.params.iter().filter(|p| p.fitted).count() < done.points.len(),
+        "nine points over-determine the fit"
+    );
+    the_fitted_numbers_are_varied_by_their_spread(&done, &profile);
+}
+
+/// A scenario whose tier runs the written profile varies each fitted number lognormal around
+/// its value with the profile's `log_sd` — where before a measured number was never varied.
+fn the_fitted_numbers_are_varied_by_their_spread(done: &fit::Fitted, profile: &Profile) {
+    use tco_sim::scenario::uncertainty::RangeOrigin;
+    use tco_sim::uncertainty::ranges::Dist;
+    let dir = std::env::temp_dir().join(format!("tco-sim-calibrate-spread-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("fitted.toml"), &done.profile_toml).unwrap();
+    let scenario = std::fs::read_to_string(Path::new(DATA).join("llama32-3b-l40s.toml"))
+        .unwrap()
+        .replace("profile = \"l40s-4x.toml\"", "profile = \"fitted.toml\"");
+    std::fs::write(dir.join("s.toml"), scenario).unwrap();
+    let s = tco_sim::scenario::Scenario::load(&dir.join("s.toml")).unwrap();
+    let inputs = s.uncertain_inputs();
+    let mut varied = 0;
+    for fp in done.params.iter().filter(|p| p.fitted) {
+        let n = tco_sim::hardware::numbers::PROFILE_NUMBERS
+            .iter()
+            .find(|n| n.key == fp.key)
+            .unwrap();
+        let c = n.get(profile).unwrap();
+        let sd = c.log_sd.unwrap();
+        let Some(u) = inputs.iter().find(|u| u.path.key.ends_with(fp.key)) else {
+            // A number the plan does not read is not offered (Scenario::why_inert).
+            continue;
+        };
+        assert_eq!(u.origin, RangeOrigin::Measured { log_sd: sd }, "{}", fp.key);
+        let (v, _, spread) = s.input_value(u.path.target);
+        assert_eq!(spread, Some(sd));
+        assert_eq!(Some(u.dist), Dist::lognormal_median(v, sd), "{}", fp.key);
+        varied += 1;
+    }
+    assert!(varied >= 2, "{varied} fitted numbers varied");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -192,6 +192,7 @@ fn cited(v: f64) -> Cited {
             date: "2026".into(),
         },
         note: None,
+        log_sd: None,
     }
 }
 

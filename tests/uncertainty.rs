@@ -291,7 +291,7 @@ fn every_uncertainty_path_of_every_shipped_scenario_resolves() {
                 u.path.key
             );
             u.dist.check().unwrap();
-            let (v, _) = s.input_value(u.path.target);
+            let (v, _, _) = s.input_value(u.path.target);
             assert!(v.is_finite(), "{name}: {}", u.path.key);
             // Setting the base value back changes nothing.
             let mut s2 = s.clone();
@@ -310,7 +310,7 @@ fn every_uncertainty_path_of_every_shipped_scenario_resolves() {
         }
         let mut table = String::from("\n[uncertainty]\n");
         for p in &paths {
-            let (v, _) = s.input_value(p.target);
+            let (v, _, _) = s.input_value(p.target);
             let valid = s.input_valid(p.target);
             let x = tco_sim::uncertainty::ranges::clamp(v, &valid);
             table.push_str(&format!(
@@ -613,7 +613,7 @@ fn fitted_constants_are_varied_by_the_suites_held_out_error() {
             .iter()
             .filter(|u| matches!(u.origin, RangeOrigin::FitRule { .. }))
             .map(|u| {
-                let (v, basis) = s.input_value(u.path.target);
+                let (v, basis, _) = s.input_value(u.path.target);
                 assert_eq!(basis, Basis::Fit, "{name}: {}", u.path.key);
                 assert_eq!(Some(u.dist), Dist::for_fit(v), "{name}: {}", u.path.key);
                 profile_number(u.path.target).expect("a profile number")

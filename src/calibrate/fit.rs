@@ -656,6 +656,31 @@ fn numbers_sig4(v: f64, scale: f64) -> f64 {
     super::profile::sig4(v / scale) * scale
 }
 
+/// The spread a fitted parameter is drawn with in the uncertainty analysis: the residual
+/// standard error of the fit in ln terms, `sqrt(Σ ln²(predicted / measured) / (n − p))` over `n`
+/// points and `p` fitted parameters (rounded to 4 significant digits, at least 0.001 — a fit is
+/// not read closer than its points' own rounding). `None` when `n ≤ p`: with as many
+/// parameters as points a fit can pass through its points whatever their error, so its
+/// residual does not measure how far off they are.
+fn spread(fit: &Fitted) -> Option<f64> {
+    let n = fit.points.len();
+    let p = fit.params.iter().filter(|p| p.fitted).count();
+    if n <= p {
+        return None;
+    }
+    let ss: f64 = fit
+        .points
+        .iter()
+        .map(|x| (x.after / x.measured).ln().powi(2))
+        .sum();
+    let sd = (ss / (n - p) as f64).sqrt();
+    sd.is_finite()
+        .then(|| super::profile::sig4(sd.clamp(MIN_LOG_SD, crate::cite::MAX_LOG_SD)))
+}
+
+/// The smallest spread [`spread`] writes.
+pub const MIN_LOG_SD: f64 = 0.001;
+
 fn write_profile(
     file: &mut crate::hardware::file::ProfileFile,
     fit: &Fitted,
@@ -679,9 +704,21 @@ fn write_profile(
             )
         })
         .collect();
+    let log_sd = spread(fit);
+    let spread_note = match log_sd {
+        Some(sd) => format!(
+            "; log_sd {} is that residual in ln terms over the points' degrees of freedom, the spread the uncertainty analysis draws it with",
+            crate::format::plain(sd)
+        ),
+        None => format!(
+            "; no log_sd: {} point(s) for {} fitted parameter(s) leave no degree of freedom to measure a spread, so the uncertainty analysis does not vary it (add a measured point, or give a range in the scenario's [uncertainty])",
+            fit.points.len(),
+            fit.params.iter().filter(|p| p.fitted).count()
+        ),
+    };
     for p in fit.params.iter().filter(|p| p.fitted) {
         let note = format!(
-            "fitted by tco-sim calibrate --from to {} measured point(s) of {} ({}); RMS relative error {:.2} % (was {:.2} % with {}); residuals: {}",
+            "fitted by tco-sim calibrate --from to {} measured point(s) of {} ({}); RMS relative error {:.2} % (was {:.2} % with {}); residuals: {}{spread_note}",
             fit.points.len(),
             fit.workload,
             files.join(", "),
@@ -690,7 +727,8 @@ fn write_profile(
             crate::format::plain(p.before / p.scale),
             residuals.join("; ")
         );
-        let entry = CitedFileEntry::new(p.after / p.scale, &key, Basis::Measured, Some(note));
+        let mut entry = CitedFileEntry::new(p.after / p.scale, &key, Basis::Measured, Some(note));
+        entry.log_sd = log_sd.map(|sd| toml::Spanned::new(0..0, sd));
         match p.key {
             "efficiency.compute" => file.efficiency.compute = entry,
             "efficiency.memory" => file.efficiency.memory = entry,
@@ -791,6 +829,24 @@ pub fn table(f: &Fitted) -> String {
             }
         );
     }
+    let _ = writeln!(s);
+    let _ = match spread(f) {
+        Some(sd) => writeln!(
+            s,
+            "  spread of the fitted numbers: log_sd {} (the residual in ln terms over {} degree(s) of \
+             freedom); a scenario's uncertainty analysis draws them with it",
+            crate::format::plain(sd),
+            f.points.len() - f.params.iter().filter(|p| p.fitted).count()
+        ),
+        None => writeln!(
+            s,
+            "  spread of the fitted numbers: none written, {} point(s) for {} fitted \
+             parameter(s) leave no degree of freedom to measure it; the uncertainty analysis \
+             will not vary them (add a measured point, or give ranges in [uncertainty])",
+            f.points.len(),
+            f.params.iter().filter(|p| p.fitted).count()
+        ),
+    };
     s
 }
 

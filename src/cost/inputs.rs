@@ -41,6 +41,7 @@ impl CitedDefault {
     pub fn cited(&self) -> Cited {
         let s = &self.source;
         Cited {
+            log_sd: None,
             value: self.value,
             basis: self.basis,
             source: Source {

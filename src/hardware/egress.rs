@@ -112,6 +112,7 @@ impl EgressSchedule {
 
     fn cited(&self, value: f64) -> Cited {
         Cited {
+            log_sd: None,
             value,
             basis: self.basis,
             source: Source {

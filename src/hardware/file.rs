@@ -192,6 +192,7 @@ impl CitedFileEntry {
             source: Spanned::new(0..0, source.to_string()),
             basis,
             note,
+            log_sd: None,
         }
     }
 }

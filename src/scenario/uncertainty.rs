@@ -132,6 +132,9 @@ pub enum RangeOrigin {
     /// The rule for constants the accuracy suite fitted ([`ranges::FIT_RULE`]): the spread of
     /// its held-out throughput errors.
     FitRule { why: String },
+    /// A measured value's own spread (its `log_sd`, which `calibrate --from` sets to its fit's
+    /// residual): lognormal with its median at the value.
+    Measured { log_sd: f64 },
 }
 
 impl RangeOrigin {
@@ -142,6 +145,10 @@ impl RangeOrigin {
             RangeOrigin::Declared { .. } => "declared with the input".into(),
             RangeOrigin::EstimateRule { .. } => "estimate rule (AACE class 4)".into(),
             RangeOrigin::FitRule { .. } => "fit rule (accuracy suite held-out error)".into(),
+            RangeOrigin::Measured { log_sd } => format!(
+                "measured: lognormal, σ = {} in ln terms (its log_sd: a calibrate --from fit's residual)",
+                crate::format::plain(*log_sd)
+            ),
         }
     }
 }
@@ -305,30 +312,31 @@ impl Scenario {
         }
     }
 
-    /// The input's value in the unit it is written in, and its basis.
-    pub fn input_value(&self, t: Target) -> (f64, Basis) {
-        let of = |c: &Cited, scale: f64| (c.value / scale, c.basis);
+    /// The input's value in the unit it is written in, its basis, and a measured value's own
+    /// spread (`log_sd`).
+    pub fn input_value(&self, t: Target) -> (f64, Basis, Option<f64>) {
+        let of = |c: &Cited, scale: f64| (c.value / scale, c.basis, c.log_sd);
         match t {
             Target::Cost(i) => self
                 .costs
                 .fields()
                 .get(i)
-                .map_or((0.0, Basis::Cited), |(_, c)| of(c, 1.0)),
+                .map_or((0.0, Basis::Cited, None), |(_, c)| of(c, 1.0)),
             Target::Profile { tier, number } => {
                 let n = &PROFILE_NUMBERS[number];
                 n.get(&self.tiers[tier].profile)
-                    .map_or((0.0, Basis::Cited), |c| of(c, n.scale))
+                    .map_or((0.0, Basis::Cited, None), |c| of(c, n.scale))
             }
             Target::Tier { tier, setting } => setting
                 .get(&self.tiers[tier])
-                .map_or((0.0, Basis::Cited), |c| of(c, 1.0)),
+                .map_or((0.0, Basis::Cited, None), |c| of(c, 1.0)),
             Target::Workload(f) => self
                 .workload
                 .cited_numbers()
                 .into_iter()
                 .find(|(k, _)| k == f)
-                .map_or((0.0, Basis::Cited), |(_, c)| of(c, 1.0)),
-            Target::Growth => (self.traffic.growth().per_year, Basis::UserInput),
+                .map_or((0.0, Basis::Cited, None), |(_, c)| of(c, 1.0)),
+            Target::Growth => (self.traffic.growth().per_year, Basis::UserInput, None),
             Target::MaxUtilization => of(&self.slo.max_utilization, 1.0),
         }
     }
@@ -423,8 +431,9 @@ impl Scenario {
     }
 
     /// Every input the uncertainty analysis varies: those the `[uncertainty]` table names (in
-    /// its order), then every other estimate with a default range and every constant the
-    /// accuracy suite fitted (basis "fit", spread by its held-out error), in
+    /// its order), then every other estimate with a default range, every constant the
+    /// accuracy suite fitted (basis "fit", spread by its held-out error) and every measured
+    /// number that carries its spread (`log_sd`), in
     /// [`Scenario::input_paths`] order. A profile's number is listed once, under the first tier
     /// of that profile.
     pub fn uncertain_inputs(&self) -> Vec<UncertainInput> {
@@ -447,7 +456,7 @@ impl Scenario {
             if p.target == Target::MaxUtilization {
                 continue;
             }
-            let (value, basis) = self.input_value(p.target);
+            let (value, basis, log_sd) = self.input_value(p.target);
             let (dist, origin) = match basis {
                 Basis::Estimate => {
                     let declared = match p.target {
@@ -473,6 +482,14 @@ impl Scenario {
                     };
                     let why = ranges::FIT_RULE.into();
                     (dist, RangeOrigin::FitRule { why })
+                }
+                Basis::Measured => {
+                    let Some((sd, dist)) =
+                        log_sd.and_then(|sd| Some((sd, Dist::lognormal_median(value, sd)?)))
+                    else {
+                        continue;
+                    };
+                    (dist, RangeOrigin::Measured { log_sd: sd })
                 }
                 _ => continue,
             };

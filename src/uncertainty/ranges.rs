@@ -265,10 +265,17 @@ impl Dist {
     /// with its median at the value and [`FIT_LOG_SD`] in ln terms. `None` for a value ≤ 0,
     /// which no multiplicative spread moves.
     pub fn for_fit(value: f64) -> Option<Dist> {
-        if !(value > 0.0 && value.is_finite()) {
+        Dist::lognormal_median(value, FIT_LOG_SD)
+    }
+
+    /// A lognormal with its median at `value` and `log_sd` as the standard deviation of its
+    /// logarithm (held as the value's own mean and standard deviation). `None` for a value ≤ 0
+    /// or a spread that is not a positive finite number.
+    pub fn lognormal_median(value: f64, log_sd: f64) -> Option<Dist> {
+        if !(value > 0.0 && value.is_finite() && log_sd > 0.0 && log_sd.is_finite()) {
             return None;
         }
-        let s2 = FIT_LOG_SD * FIT_LOG_SD;
+        let s2 = log_sd * log_sd;
         let mean = value * (0.5 * s2).exp();
         Some(Dist::LogNormal {
             mean,

@@ -341,8 +341,8 @@ fn method(r: &RunResults) -> Vec<String> {
         .collect();
     if !own.is_empty() {
         out.push(format!(
-            "Ranges of their own (declared with the input from its source, or set in the \
-             scenario's [uncertainty] table): {}.",
+            "Ranges of their own (declared with the input from its source, a measured \
+             number's own spread, or set in the scenario's [uncertainty] table): {}.",
             own.join("; ")
         ));
     }
