@@ -387,6 +387,17 @@ pub struct Row {
     /// a configuration, like `tensor_parallel`.
     #[serde(default)]
     pub kv_cache_precision: Option<Precision>,
+    /// Generative rows simulated or planned at load (tokens-offline, tokens-server, closed
+    /// loop): whether the published engine chunks prompts under a per-iteration token budget
+    /// (default: the planner's, vLLM V1's, on) — a configuration, like a scenario tier's
+    /// `chunked_prefill`.
+    #[serde(default)]
+    pub chunked_prefill: Option<bool>,
+    /// The same rows: the published engine's per-iteration token budget (vLLM's
+    /// `max_num_batched_tokens`, TensorRT-LLM's `max_num_tokens`; default: vLLM's for the
+    /// device).
+    #[serde(default)]
+    pub max_batched_tokens: Option<u32>,
     #[serde(default)]
     pub prompt_tokens: Option<u32>,
     #[serde(default)]
@@ -564,6 +575,20 @@ pub fn load(text: &str) -> Result<Table, InputError> {
         if r.chips == Some(0) {
             return Err(here("chips must be ≥ 1"));
         }
+        // The iteration scheduler acts only where a generative model runs at load.
+        let at_load = r.metric.generative() && r.metric != Metric::Tpot;
+        if (r.chunked_prefill.is_some() || r.max_batched_tokens.is_some()) && !at_load {
+            return Err(here(
+                "chunked_prefill and max_batched_tokens set the iteration scheduler of a generative model at load (tokens-offline, tokens-server, closed-loop rows); a tpot or classic row runs no scheduler, remove them",
+            ));
+        }
+        if r.max_batched_tokens == Some(0)
+            || (r.chunked_prefill == Some(false) && r.max_batched_tokens.is_some())
+        {
+            return Err(here(
+                "max_batched_tokens is the budget of chunked prefill: ≥ 1, and not with chunked_prefill = false",
+            ));
+        }
         // Only a Server simulation draws lengths per request; elsewhere the keys would be ignored.
         match (r.token_cv, r.max_tokens) {
             (None, None) => {}
@@ -731,6 +756,12 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
     batching.tensor_parallel = r.tensor_parallel;
     batching.compiled_context_tokens = r.compiled_context_tokens;
     batching.kv_cache_precision = r.kv_cache_precision;
+    if let Some(c) = r.chunked_prefill {
+        batching.generative.chunked_prefill = c;
+    }
+    if r.max_batched_tokens.is_some() {
+        batching.generative.max_batched_tokens = r.max_batched_tokens;
+    }
     let plan = perf::plan(profile, &w, r.precision, &batching)?;
     let units = r.units as f64;
     Ok(match r.metric {

@@ -449,6 +449,47 @@ fn token_cv_is_refused_where_it_has_no_effect() {
     assert!(e.contains("token_cv must be in (0, 10]"), "{e}");
 }
 
+/// A row's engine scheduler reaches its prediction: a 512-token budget caps the H100 Offline
+/// engine's batch at 290 sequences (512 x 290 / (222 + 290)) where its 896 ran, so tokens/s fall
+/// (by 8.5 %: the step is compute-bound either way, only the per-step weight read and overheads
+/// are spread over fewer sequences); the keys are refused where no scheduler runs, and a budget
+/// without chunking is refused.
+#[test]
+fn a_rows_engine_scheduler_reaches_its_prediction_and_is_refused_where_it_has_none() {
+    let predicted = |text: &str| {
+        let rep = accuracy::run(&accuracy::load(text).unwrap(), false).unwrap();
+        rep.rows
+            .iter()
+            .find(|r| r.id == "h100-llama2-70b-offline")
+            .unwrap()
+            .predicted
+    };
+    let base = predicted(accuracy::TABLE);
+    let small = accuracy::TABLE.replacen(
+        "max_batched_tokens = 4096\nmetric = \"tokens-offline\"",
+        "max_batched_tokens = 512\nmetric = \"tokens-offline\"",
+        1,
+    );
+    assert_ne!(small, accuracy::TABLE);
+    let capped = predicted(&small);
+    assert!(capped < 0.95 * base, "{capped} vs {base}");
+    let on_tpot = accuracy::TABLE.replacen(
+        "metric = \"tpot\"",
+        "chunked_prefill = false\nmetric = \"tpot\"",
+        1,
+    );
+    let e = accuracy::load(&on_tpot).unwrap_err().to_string();
+    assert!(e.contains("runs no scheduler"), "{e}");
+    let both = accuracy::TABLE.replacen(
+        "chunked_prefill = false\n",
+        "chunked_prefill = false\nmax_batched_tokens = 8192\n",
+        1,
+    );
+    assert_ne!(both, accuracy::TABLE);
+    let e = accuracy::load(&both).unwrap_err().to_string();
+    assert!(e.contains("not with chunked_prefill = false"), "{e}");
+}
+
 /// A closed-loop row without a concurrency (or an open-loop row with one) is refused on load.
 #[test]
 fn a_closed_loop_row_needs_its_concurrency() {
