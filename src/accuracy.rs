@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::capacity::search::server_model;
 use crate::cite::{Basis, Cited, Source};
-use crate::hardware::{Precision, Profile, ProfileSearch};
+use crate::hardware::{Precision, Profile, ProfileSearch, UnitKind};
 use crate::input::InputError;
 use crate::perf::{self, ServicePlan};
 use crate::sim::{self, Dispatch, FleetSpec, PoissonArrivals, RunSpec};
@@ -90,6 +90,10 @@ pub struct CustomWorkload {
     /// "max" or "none".
     #[serde(default)]
     pub padding: Option<String>,
+    /// The model's dominant operator class, `conv` or `matmul` (default `matmul`: an encoder),
+    /// for a model given by its own numbers.
+    #[serde(default)]
+    pub op_class: Option<OpClass>,
     pub note: String,
 }
 
@@ -473,16 +477,21 @@ pub struct FigureSummary {
 }
 
 /// How far the held-out throughput predictions scatter around the published figures, in ln
-/// terms: the spread the uncertainty analysis gives every fitted constant
-/// ([`crate::uncertainty::ranges::FIT_LOG_SD`]).
+/// terms — over all of them, or those on one kind of hardware: the spread the uncertainty
+/// analysis gives fitted constants ([`crate::uncertainty::ranges::fit_log_sd`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct Spread {
+    /// `None`: every kind pooled; else the profiles' kind (`gpu`, `accelerator`, `cpu`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<UnitKind>,
     pub rows: usize,
     /// Mean of ln(published / predicted): above 0 when the planner predicts low on average.
     pub mean_log_ratio: f64,
     /// RMS of ln(published / predicted).
     pub rms_log_ratio: f64,
-    /// The σ the uncertainty analysis uses ([`crate::uncertainty::ranges::FIT_LOG_SD`]).
+    /// The σ the uncertainty analysis uses for these rows' constants: pooled
+    /// ([`crate::uncertainty::ranges::FIT_LOG_SD`]), or the kind's own when it has at least
+    /// [`crate::uncertainty::ranges::FIT_MIN_ROWS_PER_KIND`] rows.
     pub uncertainty_log_sd: f64,
 }
 
@@ -513,6 +522,8 @@ pub struct Report {
     pub by_figure: Vec<FigureSummary>,
     /// Over the held-out throughput rows.
     pub held_out_throughput_spread: Option<Spread>,
+    /// Over the held-out throughput rows of each kind of hardware that has any.
+    pub held_out_throughput_spread_by_kind: Vec<Spread>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fit: Option<Vec<Fitted>>,
 }
@@ -613,6 +624,11 @@ fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
     if let Some(c) = t.workloads.get(&r.workload) {
         if let Some(p) = &c.preset {
             let bad = |m: &str| table_error(format!("workload `{}`: {m}", r.workload));
+            if c.op_class.is_some() {
+                return Err(bad(
+                    "op_class is the preset's own; remove it, or give the model's own numbers",
+                ));
+            }
             let mut model = workload::classic_preset(p).ok_or_else(|| bad("unknown preset"))?;
             let max = c
                 .max_sequence_tokens
@@ -678,8 +694,8 @@ fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
                 parameters: d(params),
                 activation_elements_per_item: d(act),
                 layers: c.layers.map(d),
-                // The table's own models are encoders (transformer matmuls).
-                op_class: Some(OpClass::Matmul),
+                // The table's own models are encoders (transformer matmuls) unless they say.
+                op_class: Some(c.op_class.unwrap_or(OpClass::Matmul)),
                 per_token: None,
                 lengths: None,
             },
@@ -1090,10 +1106,17 @@ fn by_figure(rows: &[RowResult]) -> Vec<FigureSummary> {
         .collect()
 }
 
-fn throughput_spread(rows: &[RowResult]) -> Option<Spread> {
+/// The spread of the held-out throughput rows whose profile is of `kind` (every row: `None`).
+fn throughput_spread(
+    rows: &[RowResult],
+    profiles: &BTreeMap<&str, Profile>,
+    kind: Option<UnitKind>,
+) -> Option<Spread> {
+    use crate::uncertainty::ranges;
     let logs: Vec<f64> = rows
         .iter()
         .filter(|r| r.split == Split::HeldOut && r.metric.throughput())
+        .filter(|r| kind.is_none_or(|k| profiles[r.profile.as_str()].kind == k))
         .map(|r| (r.published / r.predicted).ln())
         .collect();
     if logs.is_empty() {
@@ -1101,10 +1124,11 @@ fn throughput_spread(rows: &[RowResult]) -> Option<Spread> {
     }
     let n = logs.len() as f64;
     Some(Spread {
+        kind,
         rows: logs.len(),
         mean_log_ratio: logs.iter().sum::<f64>() / n,
         rms_log_ratio: (logs.iter().map(|x| x * x).sum::<f64>() / n).sqrt(),
-        uncertainty_log_sd: crate::uncertainty::ranges::FIT_LOG_SD,
+        uncertainty_log_sd: kind.map_or(ranges::FIT_LOG_SD, ranges::fit_log_sd),
     })
 }
 
@@ -1128,7 +1152,11 @@ pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
     summary.sort_by_key(|s| s.metric);
     let all_held_out = summarize(&rows, None);
     let by_figure = by_figure(&rows);
-    let held_out_throughput_spread = throughput_spread(&rows);
+    let held_out_throughput_spread = throughput_spread(&rows, &profiles, None);
+    let held_out_throughput_spread_by_kind = [UnitKind::Gpu, UnitKind::Accelerator, UnitKind::Cpu]
+        .into_iter()
+        .filter_map(|k| throughput_spread(&rows, &profiles, Some(k)))
+        .collect();
     let fit = if with_fit { Some(fit(t)?) } else { None };
     Ok(Report {
         rows,
@@ -1136,6 +1164,7 @@ pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
         all_held_out,
         by_figure,
         held_out_throughput_spread,
+        held_out_throughput_spread_by_kind,
         fit,
     })
 }
@@ -1334,10 +1363,29 @@ pub fn render(rep: &Report) -> String {
     if let Some(sp) = &rep.held_out_throughput_spread {
         s.push_str(&format!(
             "\nHeld-out throughput rows, ln(published / predicted): RMS {:.4}, mean {:+.4} over {} \
-             rows.\nThe uncertainty analysis draws every fitted constant lognormal with sigma {} \
-             around its value (the fit rule).\n",
+             rows (pooled sigma {}).\n",
             sp.rms_log_ratio, sp.mean_log_ratio, sp.rows, sp.uncertainty_log_sd
         ));
+        for k in &rep.held_out_throughput_spread_by_kind {
+            let kind = k.kind.map_or("all", UnitKind::label);
+            let own = k.rows >= crate::uncertainty::ranges::FIT_MIN_ROWS_PER_KIND;
+            s.push_str(&format!(
+                "  {kind:<12} {:>3} rows  RMS {:.4}  mean {:+.4}  -> sigma {}{}\n",
+                k.rows,
+                k.rms_log_ratio,
+                k.mean_log_ratio,
+                k.uncertainty_log_sd,
+                if own {
+                    " (its own)"
+                } else {
+                    " (pooled: too few rows of its own)"
+                }
+            ));
+        }
+        s.push_str(
+            "The uncertainty analysis draws a profile's fitted constants lognormal around their \
+             values with its kind's sigma (the fit rule).\n",
+        );
     }
     if let Some(fit) = &rep.fit {
         s.push_str("\nFitted constants (tco-sim accuracy --fit), in the profile file's units:\n");

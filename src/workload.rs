@@ -38,7 +38,7 @@ pub struct ClassicModel {
 }
 
 /// The dominant operator class of a classic model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OpClass {
     /// Convolutions (CNNs: ResNet-50).

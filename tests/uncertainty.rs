@@ -615,7 +615,16 @@ fn fitted_constants_are_varied_by_the_suites_held_out_error() {
             .map(|u| {
                 let (v, basis, _) = s.input_value(u.path.target);
                 assert_eq!(basis, Basis::Fit, "{name}: {}", u.path.key);
-                assert_eq!(Some(u.dist), Dist::for_fit(v), "{name}: {}", u.path.key);
+                let kind = match u.path.target {
+                    Target::Profile { tier, .. } => s.tiers[tier].profile.kind,
+                    _ => panic!("a fitted constant outside a profile: {}", u.path.key),
+                };
+                assert_eq!(
+                    Some(u.dist),
+                    Dist::for_fit(v, kind),
+                    "{name}: {}",
+                    u.path.key
+                );
                 profile_number(u.path.target).expect("a profile number")
             })
             .collect();

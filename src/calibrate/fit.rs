@@ -678,7 +678,7 @@ fn spread(fit: &Fitted) -> Option<f64> {
         .then(|| super::profile::sig4(sd.clamp(MIN_LOG_SD, crate::cite::MAX_LOG_SD)))
 }
 
-/// The smallest spread [`spread`] writes.
+/// The smallest `log_sd` a `calibrate --from` fit writes (its residual is read no finer).
 pub const MIN_LOG_SD: f64 = 0.001;
 
 fn write_profile(

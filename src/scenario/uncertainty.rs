@@ -477,7 +477,12 @@ impl Scenario {
                     (dist, origin)
                 }
                 Basis::Fit => {
-                    let Some(dist) = Dist::for_fit(value) else {
+                    // Only profiles carry fitted constants; the kind picks the fit rule's σ.
+                    let kind = match p.target {
+                        Target::Profile { tier, .. } => self.tiers[tier].profile.kind,
+                        _ => crate::hardware::UnitKind::Cpu,
+                    };
+                    let Some(dist) = Dist::for_fit(value, kind) else {
                         continue;
                     };
                     let why = ranges::FIT_RULE.into();

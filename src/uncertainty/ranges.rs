@@ -25,6 +25,7 @@
 use serde::Serialize;
 use statrs::distribution::{Beta, ContinuousCDF, Normal};
 
+use crate::hardware::UnitKind;
 use crate::hardware::numbers::Valid;
 
 /// A default uncertainty declared with an input, in the unit the input is written in: a
@@ -50,19 +51,37 @@ pub const ESTIMATE_HIGH: f64 = 1.5;
 /// Where [`ESTIMATE_LOW`] and [`ESTIMATE_HIGH`] come from.
 pub const ESTIMATE_RULE: &str = "estimate: triangular −30 %/+50 % around the value, the outer bounds of an AACE International Class 4 estimate (Recommended Practice 18R-97, expected accuracy −15 to −30 % low, +20 to +50 % high; https://studylib.net/doc/25469138/aace18r-97, rev. 2011-11-29)";
 
-/// The spread of a constant the accuracy suite fitted (basis "fit"): its logarithm is drawn
+/// The spread of a constant the accuracy suite fitted (basis "fit") on hardware of a kind
+/// with fewer than [`FIT_MIN_ROWS_PER_KIND`] held-out throughput rows: its logarithm is drawn
 /// normal around the fitted value's with this standard deviation — a lognormal whose median is
 /// the fitted value.
 ///
 /// A fitted constant reproduces its own rows exactly, so their error says nothing of how sure
-/// it is; the held-out rows do. This is the RMS of ln(published / predicted) over the suite's
-/// held-out throughput rows (Offline, Server, tokens/s Offline, Server and at a concurrency):
-/// how far the planner, with every fitted constant at its value, missed the throughputs it was
-/// not tuned on. `tco-sim accuracy` prints the figure it measures beside this one, and
-/// `tests/accuracy.rs` fails when they part.
-pub const FIT_LOG_SD: f64 = 0.1371;
-/// Where [`FIT_LOG_SD`] comes from, as the reports say it.
-pub const FIT_RULE: &str = "fit: lognormal with its median at the fitted value and σ = 0.1371 in ln terms, the RMS of ln(published / predicted) over the accuracy suite's held-out throughput rows (data/accuracy.toml, `tco-sim accuracy`): how far the planner with its fitted constants missed measurements it was not tuned on";
+/// it is; the held-out rows do. This is the RMS of ln(published / predicted) over all the
+/// suite's held-out throughput rows (Offline, Server, tokens/s Offline, Server and at a
+/// concurrency): how far the planner, with every fitted constant at its value, missed the
+/// throughputs it was not tuned on. A kind of hardware with enough rows of its own gets its own
+/// figure ([`fit_log_sd`]). `tco-sim accuracy` prints the figures it measures beside these,
+/// and `tests/accuracy.rs` fails when they part.
+pub const FIT_LOG_SD: f64 = 0.2456;
+/// The fewest held-out throughput rows a kind of hardware needs for a σ of its own; below it
+/// the pooled [`FIT_LOG_SD`] applies.
+pub const FIT_MIN_ROWS_PER_KIND: usize = 8;
+/// The σ of GPU profiles' fitted constants: the RMS over the suite's held-out GPU throughput rows.
+pub const FIT_LOG_SD_GPU: f64 = 0.1358;
+/// The σ of accelerator (ASIC) profiles' fitted constants, over their held-out throughput rows.
+pub const FIT_LOG_SD_ACCELERATOR: f64 = 0.3182;
+/// Where the fit rule's figures come from, as the reports say it.
+pub const FIT_RULE: &str = "fit: lognormal with its median at the fitted value and σ in ln terms the RMS of ln(published / predicted) over the accuracy suite's held-out throughput rows of the same kind of hardware (data/accuracy.toml, `tco-sim accuracy`) — GPU σ = 0.1358 (12 rows), accelerator σ = 0.3182 (15 rows) — or over all of them, σ = 0.2456 (29 rows), for a kind with fewer than 8 (CPU: 2): how far the planner with its fitted constants missed measurements it was not tuned on";
+
+/// The fit rule's σ for a profile of kind `kind`: its kind's own, or the pooled [`FIT_LOG_SD`].
+pub fn fit_log_sd(kind: UnitKind) -> f64 {
+    match kind {
+        UnitKind::Gpu => FIT_LOG_SD_GPU,
+        UnitKind::Accelerator => FIT_LOG_SD_ACCELERATOR,
+        UnitKind::Cpu => FIT_LOG_SD,
+    }
+}
 
 /// A distribution of one input's value, in the unit the input is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -261,11 +280,11 @@ impl Dist {
         })
     }
 
-    /// The default of a constant fitted by the accuracy suite with value `value`: a lognormal
-    /// with its median at the value and [`FIT_LOG_SD`] in ln terms. `None` for a value ≤ 0,
-    /// which no multiplicative spread moves.
-    pub fn for_fit(value: f64) -> Option<Dist> {
-        Dist::lognormal_median(value, FIT_LOG_SD)
+    /// The default of a constant the accuracy suite fitted on a profile of kind `kind`, with
+    /// value `value`: a lognormal with its median at the value and [`fit_log_sd`] in ln terms.
+    /// `None` for a value ≤ 0, which no multiplicative spread moves.
+    pub fn for_fit(value: f64, kind: UnitKind) -> Option<Dist> {
+        Dist::lognormal_median(value, fit_log_sd(kind))
     }
 
     /// A lognormal with its median at `value` and `log_sd` as the standard deviation of its
@@ -398,18 +417,25 @@ mod tests {
 
     #[test]
     fn fitted_constants_get_a_lognormal_with_their_value_as_median() {
-        let d = Dist::for_fit(0.4872).unwrap();
-        assert!(d.check().is_ok());
-        // The median is the fitted value and ln(value) has the rule's spread: P10 and P90 sit
-        // at exp(∓1.2816 σ) times it.
-        assert!((d.quantile(0.5) / 0.4872 - 1.0).abs() < 1e-12);
-        let (p10, p90) = d.tornado_ends();
-        let z = 1.281_551_565_545;
-        assert!((p10 / 0.4872 - (-z * FIT_LOG_SD).exp()).abs() < 1e-9);
-        assert!((p90 / 0.4872 - (z * FIT_LOG_SD).exp()).abs() < 1e-9);
-        assert_eq!(Dist::for_fit(0.0), None);
-        assert_eq!(Dist::for_fit(f64::NAN), None);
-        assert!(FIT_RULE.contains(&format!("σ = {FIT_LOG_SD}")));
+        for (kind, sd) in [
+            (UnitKind::Gpu, FIT_LOG_SD_GPU),
+            (UnitKind::Accelerator, FIT_LOG_SD_ACCELERATOR),
+            (UnitKind::Cpu, FIT_LOG_SD),
+        ] {
+            let d = Dist::for_fit(0.4872, kind).unwrap();
+            assert!(d.check().is_ok());
+            // The median is the fitted value and ln(value) has the kind's spread: P10 and P90
+            // sit at exp(∓1.2816 σ) times it.
+            assert!((d.quantile(0.5) / 0.4872 - 1.0).abs() < 1e-12);
+            let (p10, p90) = d.tornado_ends();
+            let z = 1.281_551_565_545;
+            assert!((p10 / 0.4872 - (-z * sd).exp()).abs() < 1e-9);
+            assert!((p90 / 0.4872 - (z * sd).exp()).abs() < 1e-9);
+            assert!(FIT_RULE.contains(&format!("σ = {sd}")), "{sd}");
+        }
+        assert_eq!(Dist::for_fit(0.0, UnitKind::Gpu), None);
+        assert_eq!(Dist::for_fit(f64::NAN, UnitKind::Gpu), None);
+        assert!(FIT_RULE.contains(&format!("fewer than {FIT_MIN_ROWS_PER_KIND}")));
     }
 
     #[test]
