@@ -132,6 +132,13 @@ pub struct Fitted {
     pub profile_toml: String,
 }
 
+impl Fitted {
+    /// How many parameters the fit moved (the rest kept their base values).
+    pub fn fitted_count(&self) -> usize {
+        self.params.iter().filter(|p| p.fitted).count()
+    }
+}
+
 /// How a tier runs the measured model: the base profile, the precision and the batching.
 struct Target<'a> {
     scenario: &'a Scenario,
@@ -664,7 +671,7 @@ fn numbers_sig4(v: f64, scale: f64) -> f64 {
 /// residual does not measure how far off they are.
 fn spread(fit: &Fitted) -> Option<f64> {
     let n = fit.points.len();
-    let p = fit.params.iter().filter(|p| p.fitted).count();
+    let p = fit.fitted_count();
     if n <= p {
         return None;
     }
@@ -713,7 +720,7 @@ fn write_profile(
         None => format!(
             "; no log_sd: {} point(s) for {} fitted parameter(s) leave no degree of freedom to measure a spread, so the uncertainty analysis does not vary it (add a measured point, or give a range in the scenario's [uncertainty])",
             fit.points.len(),
-            fit.params.iter().filter(|p| p.fitted).count()
+            fit.fitted_count()
         ),
     };
     for p in fit.params.iter().filter(|p| p.fitted) {
@@ -836,7 +843,7 @@ pub fn table(f: &Fitted) -> String {
             "  spread of the fitted numbers: log_sd {} (the residual in ln terms over {} degree(s) of \
              freedom); a scenario's uncertainty analysis draws them with it",
             crate::format::plain(sd),
-            f.points.len() - f.params.iter().filter(|p| p.fitted).count()
+            f.points.len() - f.fitted_count()
         ),
         None => writeln!(
             s,
@@ -844,7 +851,7 @@ pub fn table(f: &Fitted) -> String {
              parameter(s) leave no degree of freedom to measure it; the uncertainty analysis \
              will not vary them (add a measured point, or give ranges in [uncertainty])",
             f.points.len(),
-            f.params.iter().filter(|p| p.fitted).count()
+            f.fitted_count()
         ),
     };
     s

@@ -477,12 +477,14 @@ impl Scenario {
                     (dist, origin)
                 }
                 Basis::Fit => {
-                    // Only profiles carry fitted constants; the kind picks the fit rule's σ.
-                    let kind = match p.target {
-                        Target::Profile { tier, .. } => self.tiers[tier].profile.kind,
-                        _ => crate::hardware::UnitKind::Cpu,
+                    // A profile's kind picks the fit rule's σ; anything else takes the pooled one.
+                    let dist = match p.target {
+                        Target::Profile { tier, .. } => {
+                            Dist::for_fit(value, self.tiers[tier].profile.kind)
+                        }
+                        _ => Dist::lognormal_median(value, ranges::FIT_LOG_SD),
                     };
-                    let Some(dist) = Dist::for_fit(value, kind) else {
+                    let Some(dist) = dist else {
                         continue;
                     };
                     let why = ranges::FIT_RULE.into();
