@@ -428,6 +428,36 @@ pub struct Row {
     /// (a 2-GPU NIM run predicted with an 8-GPU profile): a configuration, not a fitted constant.
     #[serde(default)]
     pub chips: Option<u32>,
+    /// Neuron `offline` rows: the table row's own P50 latency \[ms\], from which the harness's
+    /// requests in flight follow (`in_flight`); with `data_parallel_cores`.
+    #[serde(default)]
+    pub latency_p50_ms: Option<f64>,
+    /// The cores a "Data Parallel" run spreads model copies over (2 NeuronCores per
+    /// Inferentia2), each serving one call at a time.
+    #[serde(default)]
+    pub data_parallel_cores: Option<u32>,
+}
+
+/// Tolerance of Little's law on a row's requests in flight: published × P50 / batch must be
+/// within this of a whole number (a closed loop of whole requests).
+const IN_FLIGHT_TOLERANCE: f64 = 0.1;
+
+impl Row {
+    /// The requests the published harness keeps in flight, by Little's law from the row's own
+    /// throughput and P50 latency: published × P50 / batch, rounded (`None` without a P50).
+    pub fn in_flight(&self) -> Option<f64> {
+        let p50 = self.latency_p50_ms?;
+        Some((self.published * p50 / 1e3 / self.batch.unwrap_or(1) as f64).round())
+    }
+
+    /// The share of a device's data-parallel cores the harness keeps busy: min(n, cores) /
+    /// cores for n requests in flight; 1 for a row that states neither.
+    pub fn busy_core_share(&self) -> f64 {
+        match (self.in_flight(), self.data_parallel_cores) {
+            (Some(n), Some(c)) => n.min(c as f64) / c as f64,
+            _ => 1.0,
+        }
+    }
 }
 
 /// One row's outcome, as `--format json` writes it.
@@ -585,6 +615,28 @@ pub fn load(text: &str) -> Result<Table, InputError> {
         }
         if r.chips == Some(0) {
             return Err(here("chips must be ≥ 1"));
+        }
+        match (r.latency_p50_ms, r.data_parallel_cores) {
+            (None, None) => {}
+            (Some(p50), Some(cores)) => {
+                if r.metric != Metric::Offline {
+                    return Err(here(
+                        "latency_p50_ms and data_parallel_cores describe the harness of an offline row; remove them",
+                    ));
+                }
+                if !(p50.is_finite() && p50 > 0.0) || cores == 0 {
+                    return Err(here(
+                        "latency_p50_ms must be > 0 and data_parallel_cores ≥ 1",
+                    ));
+                }
+                let raw = r.published * p50 / 1e3 / r.batch.unwrap_or(1) as f64;
+                if raw < 0.5 || (raw - raw.round()).abs() > IN_FLIGHT_TOLERANCE {
+                    return Err(here(&format!(
+                        "published × latency_p50_ms / batch = {raw:.3} requests in flight, not within {IN_FLIGHT_TOLERANCE} of a whole number ≥ 1: check the P50 and the batch against the source row"
+                    )));
+                }
+            }
+            _ => return Err(here("latency_p50_ms and data_parallel_cores go together")),
         }
         // The iteration scheduler acts only where a generative model runs at load.
         let at_load = r.metric.generative() && r.metric != Metric::Tpot;
@@ -781,7 +833,7 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
     let plan = perf::plan(profile, &w, r.precision, &batching)?;
     let units = r.units as f64;
     Ok(match r.metric {
-        Metric::Offline => plan.unit_throughput_rps(&w) * units,
+        Metric::Offline => plan.unit_throughput_rps(&w) * units * r.busy_core_share(),
         Metric::Server => {
             let bound = r.latency_bound_ms.unwrap_or(0.0) / 1e3;
             highest_rate_within(&plan, &w, r.units, bound)

@@ -144,21 +144,23 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-05 (`tco-sim accuracy`: 40
-/// rows, median 9.8 %, max 127.1 %) so a regression fails. Issue 10's bound (median ≤ 10 %,
+/// The pooled held-out error, held to what was measured on 2026-12-05 (`tco-sim accuracy`: 46
+/// rows, median 10.6 %, max 46.6 %) so a regression fails. Issue 10's bound (median ≤ 10 %,
 /// max ≤ 25 %) held pooled over 28 rows until the twelve Neuron-table rows of other encoders
-/// and CNNs were added blind: Inferentia2 ResNet-18 at batch 1 is +127 %, ResNet-152 −43 %.
+/// and CNNs were added blind (ResNet-18 at batch 1 +127 %); the Neuron harness rule (requests in
+/// flight, a cost per call) took that to +35 %, and its six blind VGG/ViT rows miss by up to
+/// 47 % (VGG-11 at batch 64).
 #[test]
 fn held_out_error_is_held_to_its_measured_level() {
     let rep = accuracy::run(&table(), false).unwrap();
     let a = rep.all_held_out.unwrap();
-    assert!(a.rows >= 40, "{} held-out rows", a.rows);
+    assert!(a.rows >= 46, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.098 + 0.005,
+        a.median_abs_error <= 0.106 + 0.005,
         "median {}",
         a.median_abs_error
     );
-    assert!(a.max_abs_error <= 1.271 + 0.005, "max {}", a.max_abs_error);
+    assert!(a.max_abs_error <= 0.466 + 0.005, "max {}", a.max_abs_error);
     assert!(
         !(a.median_abs_error <= accuracy::BOUND_MEDIAN && a.max_abs_error <= accuracy::BOUND_MAX),
         "the pooled error is back within issue 10's bound: say so in the README and here"
@@ -167,8 +169,9 @@ fn held_out_error_is_held_to_its_measured_level() {
 
 /// The per-figure summary (throughput alone, under a latency bound, TTFT/TPOT) partitions the
 /// held-out rows, is computed from them, and says whether each figure meets the bound. Held to
-/// the figures measured 2026-12-05 (`tco-sim accuracy`: 14.5 %, 10.9 %, 5.4 % median; 127.1 %,
+/// the figures measured 2026-12-05 (`tco-sim accuracy`: 15.5 %, 10.9 %, 5.4 % median; 46.6 %,
 /// 20.8 %, 12.6 % max; throughput alone was 12.0 % / 24.3 % before the twelve blind Neuron rows,
+/// 14.5 % / 127.1 % after them and 15.5 % / 46.6 % after the Neuron harness rule and its rows,
 /// under a latency bound 10.2 % before L4's BERT-99 Server row, +11.8 %) so a regression fails;
 /// the first two are outside the bound today.
 #[test]
@@ -205,7 +208,7 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
             f.figure
         );
         let (median_then, max_then) = match f.figure {
-            Figure::Throughput => (0.145, 1.271),
+            Figure::Throughput => (0.155, 0.466),
             Figure::ThroughputUnderBound => (0.109, 0.208),
             Figure::Latency => (0.054, 0.126),
         };
@@ -270,10 +273,12 @@ fn the_fit_rule_spread_is_the_suites_held_out_throughput_error() {
 /// The GPU/ASIC classic held-out rows after sequence lengths and per-class efficiencies (issue
 /// 10): measured 2026-12-01 with `tco-sim accuracy`, every one within 25 % except Inferentia2
 /// ResNet-50 at batch 1 (then +141 %, +18 % since the per-layer overhead). The Inferentia2 rows
-/// of other depths added blind on 2026-12-05 miss by more — ResNet-18 +51 % (batch 8) and
-/// +127 % (batch 1), ResNet-34 +41 %, ResNet-101 −28 % and ResNet-152 −43 % at batch 1: the
-/// fitted per-layer overhead does not carry across depth — and are held to their measured gaps
-/// (+5 points) so a regression fails.
+/// of other depths added blind on 2026-12-05 missed by more (ResNet-18 +127 % at batch 1: the
+/// per-layer overhead did not carry across depth). Since the Neuron harness rule (requests in
+/// flight from each row's P50, one cost per call) the rows beyond 25 % are ResNet-18 (+31 %,
+/// +35 %), ResNet-152 at batch 64 (−32 %) and the blind VGG rows (VGG-11 −47 % / +43 %, VGG-16
+/// at batch 8 −43 %: VGG's wide 3x3 convolutions run at about twice ResNet-50's fitted
+/// efficiency); each is held to its measured gap (+0.5 point) so a regression fails.
 #[test]
 fn gpu_and_asic_classic_held_out_rows_stay_within_their_measured_bounds() {
     let rep = accuracy::run(&table(), false).unwrap();
@@ -289,11 +294,12 @@ fn gpu_and_asic_classic_held_out_rows_stay_within_their_measured_bounds() {
     assert!(rows.len() >= 7, "{}", rows.len());
     for r in rows {
         let bound = match r.id.as_str() {
-            "inf2-resnet18-b8" => 0.562,
-            "inf2-resnet18-b1" => 1.321,
-            "inf2-resnet34-b1" => 0.463,
-            "inf2-resnet101-b1" => 0.325,
-            "inf2-resnet152-b1" => 0.476,
+            "inf2-resnet18-b8" => 0.317,
+            "inf2-resnet18-b1" => 0.353,
+            "inf2-resnet152-b64" => 0.322,
+            "inf2-vgg11-b64" => 0.471,
+            "inf2-vgg11-b1" => 0.434,
+            "inf2-vgg16-b8" => 0.438,
             _ => 0.25,
         };
         assert!(r.error.abs() <= bound, "{}: {:+.3}", r.id, r.error);
@@ -589,4 +595,63 @@ fn arm_cpu_rows_stay_within_their_bands() {
     assert!((-0.25..=0.25).contains(&e), "batch 1: {e}");
     let e = err("altramax-llama3-8b-q8r16-b32-tpot");
     assert!((-0.25..=0.25).contains(&e), "batch 32: {e}");
+}
+
+/// The Neuron harness (data/accuracy.toml's rule of 2026-12-05): every Inferentia2 classic row
+/// carries its table row's P50 latency, from which Little's law gives the requests in flight —
+/// two on the encoder rows (one per NeuronCore), four on the CNN and ViT throughput rows, one on
+/// their batch-1 rows — and a row with one in flight is predicted at half the chip's throughput.
+#[test]
+fn the_neuron_harness_requests_in_flight_come_from_each_rows_own_latency() {
+    let t = table();
+    let rep = accuracy::run(&t, false).unwrap();
+    let neuron: Vec<&accuracy::Row> = t
+        .rows
+        .iter()
+        .filter(|r| r.profile == "aws-inf2.xlarge" && r.metric == accuracy::Metric::Offline)
+        .collect();
+    assert!(neuron.len() >= 24, "{} rows", neuron.len());
+    for r in &neuron {
+        let n = r.in_flight().unwrap_or_else(|| panic!("{}: no P50", r.id));
+        let cnn_or_vit = ["resnet", "vgg", "vit"]
+            .iter()
+            .any(|m| r.workload.starts_with(m));
+        let expected = match (cnn_or_vit, r.batch) {
+            (false, _) => 2.0,
+            (true, Some(1)) => 1.0,
+            (true, _) => 4.0,
+        };
+        assert_eq!(n, expected, "{}", r.id);
+        assert_eq!(r.busy_core_share(), expected.min(2.0) / 2.0, "{}", r.id);
+    }
+    // One in flight: exactly half of what the same row predicts with both cores busy.
+    let r = neuron.iter().find(|r| r.id == "inf2-resnet50-b1").unwrap();
+    let mut both = (*r).clone();
+    both.latency_p50_ms = None;
+    both.data_parallel_cores = None;
+    let p = accuracy::shipped_profile("aws-inf2.xlarge").unwrap();
+    let full = accuracy::predict(&t, &both, &p).unwrap();
+    let got = rep.rows.iter().find(|x| x.id == r.id).unwrap().predicted;
+    assert!((got - 0.5 * full).abs() < 1e-9 * full, "{got} vs {full}");
+}
+
+/// A P50 that does not give a whole number of requests in flight, or one without its cores, is
+/// refused naming the row.
+#[test]
+fn a_neuron_row_whose_latency_does_not_match_its_throughput_is_refused() {
+    let bad = accuracy::TABLE.replacen("latency_p50_ms = 0.83\n", "latency_p50_ms = 1.2\n", 1);
+    assert_ne!(bad, accuracy::TABLE);
+    let e = accuracy::load(&bad).unwrap_err().to_string();
+    assert!(
+        e.contains("inf2-resnet50-b1") && e.contains("in flight"),
+        "{e}"
+    );
+    let bad = accuracy::TABLE.replacen(
+        "latency_p50_ms = 0.83\ndata_parallel_cores = 2\n",
+        "latency_p50_ms = 0.83\n",
+        1,
+    );
+    assert_ne!(bad, accuracy::TABLE);
+    let e = accuracy::load(&bad).unwrap_err().to_string();
+    assert!(e.contains("go together"), "{e}");
 }
