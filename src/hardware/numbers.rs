@@ -438,7 +438,7 @@ pub const LAYER_OVERHEAD: ProfileNumber = ProfileNumber {
     scale: 1e-3,
     valid: Valid::from_to(0.0, 100.0, "milliseconds from 0 to 100"),
     presence: Presence::Optional,
-    help: "fixed time per layer of one forward pass (a batch, or an iteration of a generative model), added to batch_overhead_ms: the synchronisation between layers of a compiled graph or the kernel launches of a layer, which a deep model at batch 1 pays once per layer (at most 100 ms, 10,000 times the ~10 us measured on Inferentia2). Absent: 0",
+    help: "fixed time per layer of one forward pass (a batch, or an iteration of a generative model), added to batch_overhead_ms: the synchronisation between layers of a compiled graph or the kernel launches of a layer, which a deep model at batch 1 pays once per layer (at most 100 ms, 10,000 times a 10 us kernel launch). Absent: 0",
     raw: |f| f.efficiency.layer_overhead_ms.as_ref(),
     held: |p| p.layer_overhead_s.as_ref(),
     held_mut: |p| p.layer_overhead_s.as_mut(),
