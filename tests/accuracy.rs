@@ -144,8 +144,9 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-05 (`tco-sim accuracy`: 46
-/// rows, median 10.6 %, max 46.6 %) so a regression fails. Issue 10's bound (median ≤ 10 %,
+/// The pooled held-out error, held to what was measured on 2026-12-05 (`tco-sim accuracy`: 74
+/// rows, median 10.8 %, max 46.6 %; 46 rows, 10.6 % / 46.6 % before the 28 NIM rows) so a
+/// regression fails. Issue 10's bound (median ≤ 10 %,
 /// max ≤ 25 %) held pooled over 28 rows until the twelve Neuron-table rows of other encoders
 /// and CNNs were added blind (ResNet-18 at batch 1 +127 %); the Neuron harness rule (requests in
 /// flight, a cost per call) took that to +35 %, and its six blind VGG/ViT rows miss by up to
@@ -154,9 +155,9 @@ fn the_table_prints_with_a_summary() {
 fn held_out_error_is_held_to_its_measured_level() {
     let rep = accuracy::run(&table(), false).unwrap();
     let a = rep.all_held_out.unwrap();
-    assert!(a.rows >= 46, "{} held-out rows", a.rows);
+    assert!(a.rows >= 74, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.106 + 0.005,
+        a.median_abs_error <= 0.108 + 0.005,
         "median {}",
         a.median_abs_error
     );
@@ -169,9 +170,10 @@ fn held_out_error_is_held_to_its_measured_level() {
 
 /// The per-figure summary (throughput alone, under a latency bound, TTFT/TPOT) partitions the
 /// held-out rows, is computed from them, and says whether each figure meets the bound. Held to
-/// the figures measured 2026-12-05 (`tco-sim accuracy`: 15.5 %, 10.9 %, 5.4 % median; 46.6 %,
-/// 20.8 %, 12.6 % max; throughput alone was 12.0 % / 24.3 % before the twelve blind Neuron rows,
-/// 14.5 % / 127.1 % after them and 15.5 % / 46.6 % after the Neuron harness rule and its rows,
+/// the figures measured 2026-12-05 (`tco-sim accuracy`: 12.8 %, 10.9 %, 8.5 % median; 46.6 %,
+/// 20.8 %, 40.5 % max — TTFT/TPOT was 5.4 % / 12.6 % before the 28 NIM rows, whose Llama-3.1-8B
+/// ITLs miss by up to 40 %; throughput alone was 12.0 % / 24.3 % before the twelve blind Neuron rows,
+/// 14.5 % / 127.1 % after them, 15.5 % / 46.6 % after the Neuron harness rule and its rows,
 /// under a latency bound 10.2 % before L4's BERT-99 Server row, +11.8 %) so a regression fails;
 /// the first two are outside the bound today.
 #[test]
@@ -208,9 +210,9 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
             f.figure
         );
         let (median_then, max_then) = match f.figure {
-            Figure::Throughput => (0.155, 0.466),
+            Figure::Throughput => (0.128, 0.466),
             Figure::ThroughputUnderBound => (0.109, 0.208),
-            Figure::Latency => (0.054, 0.126),
+            Figure::Latency => (0.085, 0.405),
         };
         assert!(
             f.median_abs_error <= median_then + 0.005 && f.max_abs_error <= max_then + 0.005,
@@ -654,4 +656,42 @@ fn a_neuron_row_whose_latency_does_not_match_its_throughput_is_refused() {
     assert_ne!(bad, accuracy::TABLE);
     let e = accuracy::load(&bad).unwrap_err().to_string();
     assert!(e.contains("go together"), "{e}");
+}
+
+/// The NIM rule of 2026-12-05 (data/accuracy.toml): every other length table of the page's
+/// Llama-3.3-70B and Llama-3.1-8B results at 25 and 100 clients, tokens/s and ITL, except points
+/// whose published TTFT passes 2 s — 14 points, 28 held-out rows — and the 100-client rows run
+/// 100 sequences at once (the correction the page's TTFT supports).
+#[test]
+fn the_nim_rows_follow_their_rule() {
+    let t = table();
+    let nim: Vec<&accuracy::Row> = t
+        .rows
+        .iter()
+        .filter(|r| r.source == "nim-bench-tables")
+        .collect();
+    assert_eq!(nim.len(), 28);
+    let mut points = BTreeSet::new();
+    for r in &nim {
+        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        let c = r.concurrency.unwrap();
+        assert!(c == 25 || c == 100, "{}", r.id);
+        assert_eq!(r.batch, (c == 100).then_some(100), "{}", r.id);
+        assert!(
+            matches!(
+                r.metric,
+                accuracy::Metric::TokensAtConcurrency | accuracy::Metric::TpotAtConcurrency
+            ),
+            "{}",
+            r.id
+        );
+        points.insert((r.workload.clone(), r.prompt_tokens, r.output_tokens, c));
+    }
+    // Each point gives both figures; none is the 5000/500 table the older NIM rows read for
+    // Llama-3.3-70B, and none is 20000/2000 (its TTFT passes 2 s at 25 clients already).
+    assert_eq!(points.len(), 14);
+    for (w, i, o, _) in &points {
+        assert!(!(w == "llama-2-70b" && *i == Some(5000)), "{w} {i:?}");
+        assert_ne!((*i, *o), (Some(20000), Some(2000)));
+    }
 }
