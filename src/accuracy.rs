@@ -1079,9 +1079,18 @@ fn source_of<'a>(t: &'a Table, r: &Row) -> &'a TableSource {
 
 fn result(t: &Table, r: &Row, predicted: f64) -> RowResult {
     let s = source_of(t, r);
+    // The harness's requests in flight are part of the configuration the prediction ran.
+    let system = match (r.in_flight(), r.data_parallel_cores, r.latency_p50_ms) {
+        (Some(n), Some(c), Some(p50)) => format!(
+            "{}; harness: {n} in flight (published x P50 {p50} ms / batch) on {c} data-parallel cores, {:.0} % of the device busy",
+            r.system,
+            100.0 * r.busy_core_share()
+        ),
+        _ => r.system.clone(),
+    };
     RowResult {
         id: r.id.clone(),
-        system: r.system.clone(),
+        system,
         kind: r.kind.clone(),
         profile: r.profile.clone(),
         units: r.units,

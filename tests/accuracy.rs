@@ -12,6 +12,14 @@ fn table() -> accuracy::Table {
     accuracy::load(accuracy::TABLE).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The shipped table with its first `from` replaced by `to` (which must change it), refused on
+/// load: the error's text.
+fn refused_with(from: &str, to: &str) -> String {
+    let text = accuracy::TABLE.replacen(from, to, 1);
+    assert_ne!(text, accuracy::TABLE, "`{from}` is not in the table");
+    accuracy::load(&text).unwrap_err().to_string()
+}
+
 #[test]
 fn every_row_is_cited_with_a_url_and_a_date() {
     let t = table();
@@ -470,23 +478,17 @@ fn server_rows_with_a_length_spread_keep_the_published_means() {
 /// without its clamp, the table is refused.
 #[test]
 fn token_cv_is_refused_where_it_has_no_effect() {
-    let offline = accuracy::TABLE.replacen(
+    let e = refused_with(
         "published = 24524.9",
         "token_cv = 0.78\nmax_tokens = 1024\npublished = 24524.9",
-        1,
     );
-    assert_ne!(offline, accuracy::TABLE);
-    let e = accuracy::load(&offline).unwrap_err().to_string();
     assert!(
         e.contains("h100-llama2-70b-offline") && e.contains("tokens-server rows only"),
         "{e}"
     );
-    let alone = accuracy::TABLE.replacen("max_tokens = 1024\n", "", 1);
-    assert_ne!(alone, accuracy::TABLE);
-    let e = accuracy::load(&alone).unwrap_err().to_string();
+    let e = refused_with("max_tokens = 1024\n", "");
     assert!(e.contains("go together"), "{e}");
-    let zero = accuracy::TABLE.replacen("token_cv = 0.78\n", "token_cv = 0\n", 1);
-    let e = accuracy::load(&zero).unwrap_err().to_string();
+    let e = refused_with("token_cv = 0.78\n", "token_cv = 0\n");
     assert!(e.contains("token_cv must be in (0, 10]"), "{e}");
 }
 
@@ -514,28 +516,22 @@ fn a_rows_engine_scheduler_reaches_its_prediction_and_is_refused_where_it_has_no
     assert_ne!(small, accuracy::TABLE);
     let capped = predicted(&small);
     assert!(capped < 0.95 * base, "{capped} vs {base}");
-    let on_tpot = accuracy::TABLE.replacen(
+    let e = refused_with(
         "metric = \"tpot\"",
         "chunked_prefill = false\nmetric = \"tpot\"",
-        1,
     );
-    let e = accuracy::load(&on_tpot).unwrap_err().to_string();
     assert!(e.contains("runs no scheduler"), "{e}");
-    let both = accuracy::TABLE.replacen(
+    let e = refused_with(
         "chunked_prefill = false\n",
         "chunked_prefill = false\nmax_batched_tokens = 8192\n",
-        1,
     );
-    assert_ne!(both, accuracy::TABLE);
-    let e = accuracy::load(&both).unwrap_err().to_string();
     assert!(e.contains("not with chunked_prefill = false"), "{e}");
 }
 
 /// A closed-loop row without a concurrency (or an open-loop row with one) is refused on load.
 #[test]
 fn a_closed_loop_row_needs_its_concurrency() {
-    let text = accuracy::TABLE.replacen("concurrency = 25\n", "", 1);
-    let e = accuracy::load(&text).unwrap_err().to_string();
+    let e = refused_with("concurrency = 25\n", "");
     assert!(e.contains("needs concurrency"), "{e}");
 }
 
@@ -633,28 +629,30 @@ fn the_neuron_harness_requests_in_flight_come_from_each_rows_own_latency() {
     both.data_parallel_cores = None;
     let p = accuracy::shipped_profile("aws-inf2.xlarge").unwrap();
     let full = accuracy::predict(&t, &both, &p).unwrap();
-    let got = rep.rows.iter().find(|x| x.id == r.id).unwrap().predicted;
+    let row = rep.rows.iter().find(|x| x.id == r.id).unwrap();
+    let got = row.predicted;
     assert!((got - 0.5 * full).abs() < 1e-9 * full, "{got} vs {full}");
+    // The output says the configuration it predicted.
+    assert!(
+        row.system.contains("1 in flight") && row.system.contains("50 % of the device busy"),
+        "{}",
+        row.system
+    );
 }
 
 /// A P50 that does not give a whole number of requests in flight, or one without its cores, is
 /// refused naming the row.
 #[test]
 fn a_neuron_row_whose_latency_does_not_match_its_throughput_is_refused() {
-    let bad = accuracy::TABLE.replacen("latency_p50_ms = 0.83\n", "latency_p50_ms = 1.2\n", 1);
-    assert_ne!(bad, accuracy::TABLE);
-    let e = accuracy::load(&bad).unwrap_err().to_string();
+    let e = refused_with("latency_p50_ms = 0.83\n", "latency_p50_ms = 1.2\n");
     assert!(
         e.contains("inf2-resnet50-b1") && e.contains("in flight"),
         "{e}"
     );
-    let bad = accuracy::TABLE.replacen(
+    let e = refused_with(
         "latency_p50_ms = 0.83\ndata_parallel_cores = 2\n",
         "latency_p50_ms = 0.83\n",
-        1,
     );
-    assert_ne!(bad, accuracy::TABLE);
-    let e = accuracy::load(&bad).unwrap_err().to_string();
     assert!(e.contains("go together"), "{e}");
 }
 
