@@ -814,6 +814,7 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
     let mut batching = profile.batching.clone();
     if let Some(b) = r.batch {
         batching.max_batch = b;
+        batching.generative.max_num_seqs = Some(b);
     }
     if let Some(w) = r.window_ms {
         batching.window_s = w / 1e3;

@@ -227,6 +227,10 @@ pub struct GenerativeScheduling {
     /// sequence when it runs out (vLLM); false: a request's whole context is reserved at
     /// admission and nothing is preempted.
     pub paged_kv: bool,
+    /// The most sequences a replica runs at once (vLLM's `max_num_seqs`); `None`: vLLM's
+    /// default for the device on a GPU ([`crate::perf::default_max_num_seqs`]), the profile's
+    /// `[batching] max_batch` elsewhere. A tier's or a measured run's `max_batch` sets it.
+    pub max_num_seqs: Option<u32>,
 }
 
 impl Default for GenerativeScheduling {
@@ -235,6 +239,7 @@ impl Default for GenerativeScheduling {
             chunked_prefill: true,
             max_batched_tokens: None,
             paged_kv: true,
+            max_num_seqs: None,
         }
     }
 }

@@ -281,6 +281,33 @@ pub fn default_max_batched_tokens(profile: &Profile) -> u32 {
     }
 }
 
+/// vLLM V1's default `max_num_seqs` for an OpenAI-compatible server on a GPU: 1,024 on a device
+/// with at least 70 GiB of memory (H100, H200, MI300X; vLLM excludes the A100), 256 otherwise
+/// (`EngineArgs.get_batch_defaults`, vllm/engine/arg_utils.py, vLLM 0.10–0.11, 2025: the same
+/// branch as [`default_max_batched_tokens`]). `None` off a GPU: Neuron, TPU, Gaudi and CPU
+/// serving stacks have their own limits, which the profile's `[batching] max_batch` states.
+pub fn default_max_num_seqs(profile: &Profile) -> Option<u32> {
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    (profile.kind == UnitKind::Gpu).then(|| {
+        if profile.memory_bytes_per_chip.value >= 70.0 * GIB && !profile.name.contains("a100") {
+            1024
+        } else {
+            256
+        }
+    })
+}
+
+/// The most sequences one replica of a generative tier runs at once: the tier's (or measured
+/// run's) `max_batch`, else vLLM's default on a GPU, else the profile's `max_batch`.
+pub fn max_num_seqs(profile: &Profile, batching: &Batching) -> u32 {
+    batching
+        .generative
+        .max_num_seqs
+        .or_else(|| default_max_num_seqs(profile))
+        .unwrap_or(batching.max_batch)
+        .max(1)
+}
+
 /// vLLM's default KV block size on GPUs \[tokens\] (engine argument `block_size`, default 16;
 /// Kwon et al., "Efficient Memory Management for Large Language Model Serving with
 /// PagedAttention", SOSP 2023, §4 uses blocks of 16 tokens).
@@ -705,7 +732,7 @@ fn generative_plan(
             devices_per_replica: devices,
             replicas_per_unit: (chips / devices).max(1),
             kv_capacity_tokens: kv_capacity,
-            max_batch: batching.max_batch.max(1),
+            max_batch: max_num_seqs(profile, batching),
             fixed_s: roof.t0_s + per_layer + collective_fixed,
             prefill_s_per_token: flops_per_token / compute,
             decode_compute_s_per_seq: flops_per_token / compute,

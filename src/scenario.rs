@@ -835,6 +835,8 @@ fn validate_tier(
                 .retain(|&s| s < batching.max_batch);
             batching.compiled_batch_sizes.push(batching.max_batch);
         }
+        // A generative tier's max_batch is its engine's max_num_seqs.
+        batching.generative.max_num_seqs = Some(batching.max_batch);
     }
     if let Some(w) = &t.window_ms {
         batching.window_s = NumberCheck {

@@ -549,3 +549,42 @@ fn a_tier_sets_the_kv_cache_precision_and_the_results_say_it() {
     let e = perf::plan(&p, &minilm, Precision::Fp16, &batching).unwrap_err();
     assert!(e.to_string().contains("no KV cache"), "{e}");
 }
+
+/// A generative replica runs at most vLLM's default `max_num_seqs` on a GPU — 1,024 on a device
+/// with at least 70 GiB (H100), 256 below it (L4) — not the profile's classic `[batching]
+/// max_batch`; off a GPU (Inferentia2, whose compiled batches the profile states) the profile's
+/// `max_batch` stays; and a tier's `max_batch` is its engine's limit everywhere.
+#[test]
+fn a_generative_replica_runs_vllms_default_sequences_on_a_gpu_or_the_tiers_max_batch() {
+    let llama8b = Workload::Generative {
+        model: workload::generative_preset("llama-3-8b").unwrap(),
+        precision: Precision::Fp16,
+        prompt_tokens: workload::TokenCount::Fixed { tokens: 1000 },
+        output_tokens: workload::TokenCount::Fixed { tokens: 250 },
+        tokens_from_trace: false,
+    };
+    let h100 = profile("hgx-h100-8x");
+    assert_eq!(h100.batching.max_batch, 64);
+    assert_eq!(
+        generative(&h100, &llama8b, Some(1)).unwrap().max_batch,
+        1024
+    );
+    let l4 = profile("aws-g6.xlarge");
+    assert_eq!(generative(&l4, &llama8b, None).unwrap().max_batch, 256);
+    let inf2 = profile("aws-inf2.48xlarge");
+    assert_eq!(
+        generative(&inf2, &llama8b, None).unwrap().max_batch,
+        inf2.batching.max_batch
+    );
+    // A tier's max_batch sets the engine's limit.
+    let s = scenario(&llama70b_chat_with("hgx-h100-8x", "max_batch = 48\n")).unwrap();
+    match &tier_of(&s, "hgx-h100-8x").plan {
+        ServicePlan::Generative(g) => assert_eq!(g.max_batch, 48),
+        ServicePlan::Classic(_) => unreachable!(),
+    }
+    let s = scenario(&shipped("llama70b-chat.toml")).unwrap();
+    match &tier_of(&s, "hgx-h100-8x").plan {
+        ServicePlan::Generative(g) => assert_eq!(g.max_batch, 1024),
+        ServicePlan::Classic(_) => unreachable!(),
+    }
+}
