@@ -835,8 +835,6 @@ fn validate_tier(
                 .retain(|&s| s < batching.max_batch);
             batching.compiled_batch_sizes.push(batching.max_batch);
         }
-        // A generative tier's max_batch is its engine's max_num_seqs.
-        batching.generative.max_num_seqs = Some(batching.max_batch);
     }
     if let Some(w) = &t.window_ms {
         batching.window_s = NumberCheck {
@@ -852,6 +850,10 @@ fn validate_tier(
         )? * 1e-3;
     }
     batching.generative = generative_scheduling(src, t, &field, workload)?;
+    // A generative tier's max_batch is its engine's max_num_seqs.
+    if t.max_batch.is_some() {
+        batching.generative.max_num_seqs = Some(batching.max_batch);
+    }
     if let Some(k) = &t.cores_per_request {
         let cores = match (profile.kind, &profile.cores_per_chip) {
             (crate::hardware::UnitKind::Cpu, Some(c)) => c.value as i64,
