@@ -16,14 +16,19 @@ fn profile(name: &str) -> Profile {
     ProfileSearch::default().load(name, Path::new(".")).unwrap()
 }
 
-fn llama70b(precision: Precision) -> Workload {
+/// Generative preset `name` at `precision`, every request `prompt` + `output` tokens.
+fn llm(name: &str, precision: Precision, prompt: u32, output: u32) -> Workload {
     Workload::Generative {
-        model: workload::generative_preset("llama-2-70b").unwrap(),
+        model: workload::generative_preset(name).unwrap(),
         precision,
-        prompt_tokens: workload::TokenCount::Fixed { tokens: 1000 },
-        output_tokens: workload::TokenCount::Fixed { tokens: 250 },
+        prompt_tokens: workload::TokenCount::Fixed { tokens: prompt },
+        output_tokens: workload::TokenCount::Fixed { tokens: output },
         tokens_from_trace: false,
     }
+}
+
+fn llama70b(precision: Precision) -> Workload {
+    llm("llama-2-70b", precision, 1000, 250)
 }
 
 fn generative(p: &Profile, w: &Workload, tp: Option<u32>) -> Result<GenerativePlan, InputError> {
@@ -375,13 +380,7 @@ fn a_compiled_context_is_read_whole_by_every_decoding_sequence() {
     let p = profile("aws-inf2.48xlarge");
     let e_attention = p.efficiency_attention_memory.as_ref().unwrap().value;
     assert!(e_attention < p.efficiency_memory.value);
-    let w = Workload::Generative {
-        model: workload::generative_preset("llama-3-8b").unwrap(),
-        precision: Precision::Int8,
-        prompt_tokens: workload::TokenCount::Fixed { tokens: 128 },
-        output_tokens: workload::TokenCount::Fixed { tokens: 1000 },
-        tokens_from_trace: false,
-    };
+    let w = llm("llama-3-8b", Precision::Int8, 128, 1000);
     let plan = |compiled: Option<u32>| {
         let batching = Batching {
             tensor_parallel: Some(12),
@@ -556,13 +555,7 @@ fn a_tier_sets_the_kv_cache_precision_and_the_results_say_it() {
 /// `max_batch` stays; and a tier's `max_batch` is its engine's limit everywhere.
 #[test]
 fn a_generative_replica_runs_vllms_default_sequences_on_a_gpu_or_the_tiers_max_batch() {
-    let llama8b = Workload::Generative {
-        model: workload::generative_preset("llama-3-8b").unwrap(),
-        precision: Precision::Fp16,
-        prompt_tokens: workload::TokenCount::Fixed { tokens: 1000 },
-        output_tokens: workload::TokenCount::Fixed { tokens: 250 },
-        tokens_from_trace: false,
-    };
+    let llama8b = llm("llama-3-8b", Precision::Fp16, 1000, 250);
     let h100 = profile("hgx-h100-8x");
     assert_eq!(h100.batching.max_batch, 64);
     assert_eq!(
