@@ -446,8 +446,13 @@ impl Row {
     /// The requests the published harness keeps in flight, by Little's law from the row's own
     /// throughput and P50 latency: published × P50 / batch, rounded (`None` without a P50).
     pub fn in_flight(&self) -> Option<f64> {
+        self.in_flight_unrounded().map(f64::round)
+    }
+
+    /// published × P50 / batch before rounding (`load` checks it is near a whole number).
+    fn in_flight_unrounded(&self) -> Option<f64> {
         let p50 = self.latency_p50_ms?;
-        Some((self.published * p50 / 1e3 / self.batch.unwrap_or(1) as f64).round())
+        Some(self.published * p50 / 1e3 / self.batch.unwrap_or(1) as f64)
     }
 
     /// The share of a device's data-parallel cores the harness keeps busy: min(n, cores) /
@@ -629,7 +634,7 @@ pub fn load(text: &str) -> Result<Table, InputError> {
                         "latency_p50_ms must be > 0 and data_parallel_cores ≥ 1",
                     ));
                 }
-                let raw = r.published * p50 / 1e3 / r.batch.unwrap_or(1) as f64;
+                let raw = r.in_flight_unrounded().unwrap_or(0.0);
                 if raw < 0.5 || (raw - raw.round()).abs() > IN_FLIGHT_TOLERANCE {
                     return Err(here(&format!(
                         "published × latency_p50_ms / batch = {raw:.3} requests in flight, not within {IN_FLIGHT_TOLERANCE} of a whole number ≥ 1: check the P50 and the batch against the source row"

@@ -273,12 +273,18 @@ impl GenerativePlan {
 /// (`EngineArgs.get_batch_defaults`, vllm/engine/arg_utils.py, vLLM 0.10–0.11, 2025). Applied by
 /// the memory of one device (one CPU chip's DRAM for a CPU).
 pub fn default_max_batched_tokens(profile: &Profile) -> u32 {
-    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
-    if profile.memory_bytes_per_chip.value >= 70.0 * GIB && !profile.name.contains("a100") {
+    if vllm_large_device(profile) {
         8192
     } else {
         2048
     }
+}
+
+/// The branch of vLLM's `EngineArgs.get_batch_defaults` that gives its larger defaults: a
+/// device with at least 70 GiB of memory that is not an A100.
+fn vllm_large_device(profile: &Profile) -> bool {
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    profile.memory_bytes_per_chip.value >= 70.0 * GIB && !profile.name.contains("a100")
 }
 
 /// vLLM V1's default `max_num_seqs` for an OpenAI-compatible server on a GPU: 1,024 on a device
@@ -287,9 +293,8 @@ pub fn default_max_batched_tokens(profile: &Profile) -> u32 {
 /// branch as [`default_max_batched_tokens`]). `None` off a GPU: Neuron, TPU, Gaudi and CPU
 /// serving stacks have their own limits, which the profile's `[batching] max_batch` states.
 pub fn default_max_num_seqs(profile: &Profile) -> Option<u32> {
-    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
     (profile.kind == UnitKind::Gpu).then(|| {
-        if profile.memory_bytes_per_chip.value >= 70.0 * GIB && !profile.name.contains("a100") {
+        if vllm_large_device(profile) {
             1024
         } else {
             256
