@@ -666,7 +666,7 @@ fn the_nim_rows_follow_their_rule() {
     let nim: Vec<&accuracy::Row> = t
         .rows
         .iter()
-        .filter(|r| r.source == "nim-bench-tables")
+        .filter(|r| r.source == "nim-bench-tables" && matches!(r.concurrency, Some(25 | 100)))
         .collect();
     assert_eq!(nim.len(), 28);
     let mut points = BTreeSet::new();
@@ -691,5 +691,42 @@ fn the_nim_rows_follow_their_rule() {
     for (w, i, o, _) in &points {
         assert!(!(w == "llama-2-70b" && *i == Some(5000)), "{w} {i:?}");
         assert_ne!((*i, *o), (Some(20000), Some(2000)));
+    }
+}
+
+/// The NIM iteration-overhead rule of 2026-12-05 (data/accuracy.toml): the page's points at
+/// concurrency 1 (ITL as one batch-1 decode step, and TTFT), 5 and 50 (tokens/s and ITL) of
+/// every length table of both models, except points whose published TTFT passes 2 s — 50
+/// held-out rows, 23 of the 70B and 27 of the 8B.
+#[test]
+fn the_nim_concurrency_rows_follow_their_rule() {
+    let t = table();
+    let rows: Vec<&accuracy::Row> = t
+        .rows
+        .iter()
+        .filter(|r| r.source == "nim-bench-tables" && !matches!(r.concurrency, Some(25 | 100)))
+        .collect();
+    let held: Vec<&&accuracy::Row> = rows.iter().filter(|r| r.split == Split::HeldOut).collect();
+    assert_eq!(held.len(), 50);
+    let of = |w: &str| held.iter().filter(|r| r.workload == w).count();
+    assert_eq!((of("llama-2-70b"), of("llama-3-8b")), (23, 27));
+    for r in &rows {
+        let c = r.concurrency.unwrap_or(1);
+        assert!(matches!(c, 1 | 5 | 50), "{}", r.id);
+        let expected = match (c, r.metric) {
+            (1, accuracy::Metric::Tpot) => r.batch == Some(1) && r.concurrency.is_none(),
+            (1, accuracy::Metric::TtftAtConcurrency) => r.batch.is_none(),
+            (
+                5 | 50,
+                accuracy::Metric::TokensAtConcurrency | accuracy::Metric::TpotAtConcurrency,
+            ) => r.batch.is_none(),
+            _ => false,
+        };
+        assert!(expected, "{}: {:?} at concurrency {c}", r.id, r.metric);
+        // The points whose published TTFT passes 2 s: 8B 20000/2000 from 50 clients, 70B
+        // 20000/2000 from 5.
+        let long = (r.prompt_tokens, r.output_tokens) == (Some(20000), Some(2000));
+        let limit = if r.workload == "llama-2-70b" { 1 } else { 5 };
+        assert!(!long || c <= limit, "{}", r.id);
     }
 }
