@@ -252,6 +252,7 @@ pub enum Constant {
     ComputeMatmul,
     Memory,
     BatchOverhead,
+    IterationOverhead,
     LayerOverhead,
     AllreduceLatency,
     AttentionMemory,
@@ -267,6 +268,7 @@ impl Constant {
             Constant::ComputeMatmul => "efficiency.compute_matmul",
             Constant::Memory => "efficiency.memory",
             Constant::BatchOverhead => "efficiency.batch_overhead_ms",
+            Constant::IterationOverhead => "efficiency.iteration_overhead_ms",
             Constant::LayerOverhead => "efficiency.layer_overhead_ms",
             Constant::AllreduceLatency => "interconnect.allreduce_latency_us",
             Constant::AttentionMemory => "efficiency.attention_memory",
@@ -281,7 +283,7 @@ impl Constant {
             | Constant::ComputeMatmul
             | Constant::Memory
             | Constant::AttentionMemory => (0.001, 1.0),
-            Constant::BatchOverhead => (0.0, 0.1),
+            Constant::BatchOverhead | Constant::IterationOverhead => (0.0, 0.1),
             Constant::LayerOverhead | Constant::AllreduceLatency => (0.0, 0.01),
             Constant::SerialFraction => (0.0, 0.5),
         }
@@ -293,6 +295,10 @@ impl Constant {
             Constant::ComputeMatmul => class_or_compute(&p.efficiency_compute_matmul, p),
             Constant::Memory => p.efficiency_memory.value,
             Constant::BatchOverhead => p.batch_overhead_s.value,
+            Constant::IterationOverhead => p
+                .iteration_overhead_s
+                .as_ref()
+                .map_or(p.batch_overhead_s.value, |c| c.value),
             Constant::LayerOverhead => p.layer_overhead_s.as_ref().map_or(0.0, |c| c.value),
             Constant::AllreduceLatency => p.allreduce_latency_s.as_ref().map_or(0.0, |c| c.value),
             Constant::AttentionMemory => p
@@ -309,6 +315,7 @@ impl Constant {
             Constant::ComputeMatmul => set_optional(&mut p.efficiency_compute_matmul, v),
             Constant::Memory => p.efficiency_memory.value = v,
             Constant::BatchOverhead => p.batch_overhead_s.value = v,
+            Constant::IterationOverhead => set_optional(&mut p.iteration_overhead_s, v),
             Constant::LayerOverhead => set_optional(&mut p.layer_overhead_s, v),
             Constant::AllreduceLatency => set_optional(&mut p.allreduce_latency_s, v),
             Constant::AttentionMemory => set_optional(&mut p.efficiency_attention_memory, v),
@@ -318,7 +325,9 @@ impl Constant {
     /// The value as the profile file writes it (ms for the overheads, µs for the latency).
     pub fn file_value(self, si: f64) -> f64 {
         match self {
-            Constant::BatchOverhead | Constant::LayerOverhead => si * 1e3,
+            Constant::BatchOverhead | Constant::IterationOverhead | Constant::LayerOverhead => {
+                si * 1e3
+            }
             Constant::AllreduceLatency => si * 1e6,
             _ => si,
         }

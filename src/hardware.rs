@@ -302,6 +302,9 @@ pub struct Profile {
     /// ([`Profile::parallel_cores`]); `None`: 0.
     pub serial_fraction: Option<Cited>,
     pub batch_overhead_s: Cited,
+    /// Generative models: fixed time of one engine iteration \[s\], in place of
+    /// `batch_overhead_s`; `None`: `batch_overhead_s`.
+    pub iteration_overhead_s: Option<Cited>,
     /// Fixed time per layer of a forward pass \[s\]; `None`: 0.
     pub layer_overhead_s: Option<Cited>,
     /// Accelerators: fixed time of one all-reduce across a tensor-parallel replica \[s\]; `None`: 0.
@@ -537,6 +540,7 @@ fn validate(
     let e_attention = read(&numbers::EFFICIENCY_ATTENTION_MEMORY)?;
     let serial_fraction = read(&numbers::SERIAL_FRACTION)?;
     let t0 = required(&numbers::BATCH_OVERHEAD)?;
+    let iteration_overhead = read(&numbers::ITERATION_OVERHEAD)?;
     let layer_overhead = read(&numbers::LAYER_OVERHEAD)?;
     let allreduce_latency = read(&numbers::ALLREDUCE_LATENCY)?;
     let interconnect_bandwidth = read(&numbers::INTERCONNECT_BANDWIDTH)?;
@@ -688,6 +692,7 @@ fn validate(
         efficiency_attention_memory: e_attention,
         serial_fraction,
         batch_overhead_s: t0,
+        iteration_overhead_s: iteration_overhead,
         layer_overhead_s: layer_overhead,
         allreduce_latency_s: allreduce_latency,
         interconnect_bandwidth,

@@ -497,10 +497,16 @@ pub fn plan(
             precision,
             batching,
             // A transformer's prefill and decode are GEMMs: the profile's matmul efficiency
-            // when it sets one (fitted on BERT, the same operator class), else `compute`.
+            // when it sets one (fitted on BERT, the same operator class), else `compute`. An
+            // engine iteration's fixed time is the profile's iteration overhead when it sets
+            // one, else its per-batch overhead.
             Roofline {
                 e_compute: class_efficiency(profile, Some(OpClass::Matmul))
                     .unwrap_or(roof.e_compute),
+                t0_s: profile
+                    .iteration_overhead_s
+                    .as_ref()
+                    .map_or(roof.t0_s, |c| c.value),
                 ..roof
             },
             (prompt_tokens.mean(), output_tokens.mean().max(1.0)),

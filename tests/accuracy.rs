@@ -152,24 +152,26 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-05 (`tco-sim accuracy`: 74
-/// rows, median 10.8 %, max 46.6 %; 46 rows, 10.6 % / 46.6 % before the 28 NIM rows) so a
-/// regression fails. Issue 10's bound (median ≤ 10 %,
-/// max ≤ 25 %) held pooled over 28 rows until the twelve Neuron-table rows of other encoders
-/// and CNNs were added blind (ResNet-18 at batch 1 +127 %); the Neuron harness rule (requests in
-/// flight, a cost per call) took that to +35 %, and its six blind VGG/ViT rows miss by up to
-/// 47 % (VGG-11 at batch 64).
+/// The pooled held-out error, held to what was measured on 2026-12-05 (`tco-sim accuracy`: 124
+/// rows, median 7.2 %, max 49.9 %; the 74 rows before the 50 blind NIM rows of the
+/// iteration-overhead rule 9.5 % / 48.9 %, and 10.8 % / 46.6 % before the rule; 46 rows,
+/// 10.6 % / 46.6 % before the 28 NIM rows) so a regression fails. Issue 10's bound (median ≤
+/// 10 %, max ≤ 25 %) held pooled over 28 rows until the twelve Neuron-table rows of other
+/// encoders and CNNs were added blind (ResNet-18 at batch 1 +127 %); the Neuron harness rule
+/// (requests in flight, a cost per call) took that to +35 %, and its six blind VGG/ViT rows miss
+/// by up to 47 % (VGG-11 at batch 64); the worst row now is the Llama-3.1-8B's TTFT for a
+/// 200-token prompt alone (−50 %: the request's own fixed latency is not modelled).
 #[test]
 fn held_out_error_is_held_to_its_measured_level() {
     let rep = accuracy::run(&table(), false).unwrap();
     let a = rep.all_held_out.unwrap();
-    assert!(a.rows >= 74, "{} held-out rows", a.rows);
+    assert!(a.rows >= 124, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.108 + 0.005,
+        a.median_abs_error <= 0.072 + 0.005,
         "median {}",
         a.median_abs_error
     );
-    assert!(a.max_abs_error <= 0.466 + 0.005, "max {}", a.max_abs_error);
+    assert!(a.max_abs_error <= 0.499 + 0.005, "max {}", a.max_abs_error);
     assert!(
         !(a.median_abs_error <= accuracy::BOUND_MEDIAN && a.max_abs_error <= accuracy::BOUND_MAX),
         "the pooled error is back within issue 10's bound: say so in the README and here"
@@ -178,8 +180,11 @@ fn held_out_error_is_held_to_its_measured_level() {
 
 /// The per-figure summary (throughput alone, under a latency bound, TTFT/TPOT) partitions the
 /// held-out rows, is computed from them, and says whether each figure meets the bound. Held to
-/// the figures measured 2026-12-05 (`tco-sim accuracy`: 12.8 %, 10.9 %, 8.5 % median; 46.6 %,
-/// 20.8 %, 40.5 % max — TTFT/TPOT was 5.4 % / 12.6 % before the 28 NIM rows, whose Llama-3.1-8B
+/// the figures measured 2026-12-05 (`tco-sim accuracy`: 6.5 %, 10.9 %, 5.4 % median; 46.6 %,
+/// 20.8 %, 49.9 % max — 12.8 % / 46.6 % and 8.5 % / 40.5 % for throughput alone and TTFT/TPOT
+/// before the 50 blind NIM rows of the iteration-overhead rule, which are many and mostly
+/// close, so the medians fell with the mix more than with the model; TTFT/TPOT was 5.4 % /
+/// 12.6 % before the 28 NIM rows, whose Llama-3.1-8B
 /// ITLs miss by up to 40 %; throughput alone was 12.0 % / 24.3 % before the twelve blind Neuron rows,
 /// 14.5 % / 127.1 % after them, 15.5 % / 46.6 % after the Neuron harness rule and its rows,
 /// under a latency bound 10.2 % before L4's BERT-99 Server row, +11.8 %) so a regression fails;
@@ -218,9 +223,9 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
             f.figure
         );
         let (median_then, max_then) = match f.figure {
-            Figure::Throughput => (0.128, 0.466),
+            Figure::Throughput => (0.065, 0.466),
             Figure::ThroughputUnderBound => (0.109, 0.208),
-            Figure::Latency => (0.085, 0.405),
+            Figure::Latency => (0.054, 0.499),
         };
         assert!(
             f.median_abs_error <= median_then + 0.005 && f.max_abs_error <= max_then + 0.005,
@@ -337,6 +342,15 @@ fn generative_rows_run_and_are_all_held_out() {
                     assert!(
                         r.tensor_parallel.unwrap_or(1) > 1,
                         "{}: a split replica",
+                        r.id
+                    );
+                }
+                Some(accuracy::Constant::IterationOverhead) => {
+                    assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
+                    assert_eq!(r.batch, Some(1), "{}: a batch-1 decode step", r.id);
+                    assert!(
+                        r.tensor_parallel.unwrap_or(1) == 1 && r.chips == Some(1),
+                        "{}: an unsplit replica, no all-reduce sharing its fixed time",
                         r.id
                     );
                 }
@@ -708,6 +722,12 @@ fn the_nim_concurrency_rows_follow_their_rule() {
         .collect();
     let held: Vec<&&accuracy::Row> = rows.iter().filter(|r| r.split == Split::HeldOut).collect();
     assert_eq!(held.len(), 50);
+    let fit: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.split == Split::Fit)
+        .map(|r| r.id.as_str())
+        .collect();
+    assert_eq!(fit, ["nim-h100x1-llama31-8b-200-200-c1-itl"]);
     let of = |w: &str| held.iter().filter(|r| r.workload == w).count();
     assert_eq!((of("llama-2-70b"), of("llama-3-8b")), (23, 27));
     for r in &rows {

@@ -60,6 +60,7 @@ fn a_tensor_parallel_replica_pays_two_all_reduces_per_layer() {
     let alpha = p.allreduce_latency_s.as_ref().unwrap().value;
     let bw = p.interconnect_bandwidth.as_ref().unwrap().value;
     assert!(alpha > 0.0 && bw > 0.0);
+    let t0 = p.iteration_overhead_s.as_ref().unwrap().value;
     let w = llama70b(Precision::Fp8);
     let one = generative(&p, &w, Some(1)).unwrap();
     let two = generative(&p, &w, Some(2)).unwrap();
@@ -74,10 +75,10 @@ fn a_tensor_parallel_replica_pays_two_all_reduces_per_layer() {
     );
     // One device: no collective at all.
     assert_eq!(one.collective_s_per_token, 0.0);
-    assert!(close(one.fixed_s, p.batch_overhead_s.value));
+    assert!(close(one.fixed_s, t0));
     // d devices: 2 x 80 layers of (alpha + 2(d-1)/d x 8192 x 2 B / bw).
     for (g, d) in [(&two, 2.0), (&four, 4.0)] {
-        assert!(close(g.fixed_s, p.batch_overhead_s.value + 160.0 * alpha));
+        assert!(close(g.fixed_s, t0 + 160.0 * alpha));
         let per_token = 160.0 * 2.0 * (d - 1.0) / d * 8192.0 * 2.0 / bw;
         assert!(close(g.collective_s_per_token, per_token), "{d}");
     }
@@ -105,7 +106,7 @@ fn without_an_interconnect_section_the_collectives_are_free() {
     p.interconnect_bandwidth = None;
     let g = generative(&p, &llama70b(Precision::Fp8), Some(4)).unwrap();
     assert_eq!(g.collective_s_per_token, 0.0);
-    assert_eq!(g.fixed_s, p.batch_overhead_s.value);
+    assert_eq!(g.fixed_s, p.iteration_overhead_s.as_ref().unwrap().value);
 }
 
 #[test]
@@ -579,5 +580,32 @@ fn a_generative_replica_runs_vllms_default_sequences_on_a_gpu_or_the_tiers_max_b
     match &tier_of(&s, "hgx-h100-8x").plan {
         ServicePlan::Generative(g) => assert_eq!(g.max_batch, 1024),
         ServicePlan::Classic(_) => unreachable!(),
+    }
+}
+
+/// A generative engine's iteration pays the profile's `iteration_overhead_ms` (fitted on the
+/// H100 to a NIM decode at concurrency 1); a classic batch keeps `batch_overhead_ms`; a profile
+/// without the key charges its batch overhead per iteration, as before the key existed.
+#[test]
+fn an_engine_iteration_pays_the_iteration_overhead_and_a_classic_batch_the_batch_overhead() {
+    let p = profile("hgx-h100-8x");
+    let iteration = p.iteration_overhead_s.as_ref().unwrap().value;
+    let batch = p.batch_overhead_s.value;
+    assert!(iteration > 2.0 * batch, "{iteration} vs {batch}");
+    let w = llm("llama-3-8b", Precision::Fp8, 200, 200);
+    // One device per replica: no all-reduce adds to the fixed time.
+    let g = generative(&p, &w, Some(1)).unwrap();
+    assert!(close(g.fixed_s, iteration), "{}", g.fixed_s);
+    let mut without = p.clone();
+    without.iteration_overhead_s = None;
+    let g = generative(&without, &w, Some(1)).unwrap();
+    assert!(close(g.fixed_s, batch), "{}", g.fixed_s);
+    let resnet = Workload::Classic {
+        model: workload::classic_preset("resnet-50").unwrap(),
+        precision: Precision::Int8,
+    };
+    match perf::plan(&p, &resnet, Precision::Int8, &p.batching).unwrap() {
+        ServicePlan::Classic(c) => assert_eq!(c.roofline.t0_s, batch),
+        ServicePlan::Generative(_) => unreachable!(),
     }
 }

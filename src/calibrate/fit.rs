@@ -2,9 +2,11 @@
 //! the scenario's workload on that hardware, and write the fitted profile (issue 10, item 3).
 //!
 //! **What is fitted.** The numbers of [`PARAMS`]: compute efficiency `e_c`, memory efficiency
-//! `e_m`, the per-batch overhead `t0` and the service-time CV. For a generative model these *are* the prefill and
-//! decode coefficients: `perf::generative_plan` derives prefill and decode compute per token
-//! from `e_c`, the weight and KV reads from `e_m`, and the fixed iteration time from `t0`, so a
+//! `e_m`, the per-batch overhead `t0` (for a generative model on a base profile that sets one,
+//! the iteration overhead in its place) and the service-time CV. For a generative model these
+//! *are* the prefill and decode coefficients: `perf::generative_plan` derives prefill and
+//! decode compute per token from `e_c`, the weight and KV reads from `e_m`, and the fixed
+//! iteration time from `t0` (or the iteration overhead), so a
 //! written profile reproduces the fitted iteration costs exactly. The service-time CV
 //! (`efficiency.service_cv`) is fitted too where a point is latency-bounded. A parameter that no measured point
 //! responds to (a 10 % change moves no prediction by 0.1 %) is not fitted and keeps its base
@@ -75,6 +77,14 @@ pub static PARAMS: &[Param] = &[
     Param {
         // Seconds: 0.1 µs to 10 s, inside the profile's 0–10,000 ms.
         number: &numbers::BATCH_OVERHEAD,
+        lo: 1e-7,
+        hi: 10.0,
+    },
+    Param {
+        // Seconds, as the batch overhead. A generative model's iteration pays this in place of
+        // the batch overhead where the base profile sets it (its engine's per-step cost); a
+        // base profile without it fits the batch overhead, and this one is not listed.
+        number: &numbers::ITERATION_OVERHEAD,
         lo: 1e-7,
         hi: 10.0,
     },
@@ -615,7 +625,9 @@ pub fn run(opts: &FromOptions) -> anyhow::Result<Fitted> {
             after: *a,
         })
         .collect();
+    // A number the base profile does not have (an optional overhead) is neither fitted nor listed.
     let params: Vec<FitParam> = (0..PARAMS.len())
+        .filter(|&i| PARAMS[i].number.get(&base).is_some())
         .map(|i| FitParam {
             key: PARAMS[i].number.key,
             unit: PARAMS[i].number.unit,
@@ -740,6 +752,9 @@ fn write_profile(
             "efficiency.compute" => file.efficiency.compute = entry,
             "efficiency.memory" => file.efficiency.memory = entry,
             "efficiency.batch_overhead_ms" => file.efficiency.batch_overhead_ms = entry,
+            "efficiency.iteration_overhead_ms" => {
+                file.efficiency.iteration_overhead_ms = Some(entry)
+            }
             "efficiency.service_cv" => file.efficiency.service_cv = Some(entry),
             other => anyhow::bail!("calibrate --from cannot write `{other}` (a bug)"),
         }

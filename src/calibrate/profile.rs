@@ -357,6 +357,9 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
         // per-class fits belong to its own runtime, not this machine's.
         compute_conv: None,
         compute_matmul: None,
+        // Not measured: the base profile's iteration overhead (it belongs to its engine).
+        iteration_overhead_ms: base
+            .and_then(|b| b.efficiency.iteration_overhead_ms.as_ref().map(clone_entry)),
         // Not measured: the base profile's per-layer overhead (it belongs to its runtime).
         layer_overhead_ms: base
             .and_then(|b| b.efficiency.layer_overhead_ms.as_ref().map(clone_entry)),

@@ -104,6 +104,11 @@ pub struct EfficiencyFile {
     /// Compute efficiency of matmul-dominated (transformer) classic models (absent: `compute`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compute_matmul: Option<CitedEntry>,
+    /// Generative models: fixed time of one engine iteration (scheduling, sampling, token
+    /// output, kernel launches), in place of `batch_overhead_ms` \[ms\] (absent:
+    /// `batch_overhead_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iteration_overhead_ms: Option<CitedEntry>,
     /// Fixed time per layer of a forward pass (a batch, or an iteration of a generative model),
     /// on top of `batch_overhead_ms` \[ms\] (absent: 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]

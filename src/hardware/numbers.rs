@@ -431,6 +431,18 @@ pub const BATCH_OVERHEAD: ProfileNumber = ProfileNumber {
     held: |p| Some(&p.batch_overhead_s),
     held_mut: |p| Some(&mut p.batch_overhead_s),
 };
+pub const ITERATION_OVERHEAD: ProfileNumber = ProfileNumber {
+    key: "efficiency.iteration_overhead_ms",
+    label: "efficiency.iteration_overhead [s]",
+    unit: "ms",
+    scale: 1e-3,
+    valid: Valid::from_to(0.0, 10_000.0, "milliseconds from 0 to 10,000"),
+    presence: Presence::Optional,
+    help: "generative models: fixed time of one engine iteration (scheduling, sampling, detokenising and streaming a token, its kernel launches), in place of batch_overhead_ms, which then holds for classic batches only (at most 10 s). Absent: batch_overhead_ms",
+    raw: |f| f.efficiency.iteration_overhead_ms.as_ref(),
+    held: |p| p.iteration_overhead_s.as_ref(),
+    held_mut: |p| p.iteration_overhead_s.as_mut(),
+};
 pub const LAYER_OVERHEAD: ProfileNumber = ProfileNumber {
     key: "efficiency.layer_overhead_ms",
     label: "efficiency.layer_overhead [s]",
@@ -587,6 +599,7 @@ pub static PROFILE_NUMBERS: &[ProfileNumber] = &[
     EFFICIENCY_ATTENTION_MEMORY,
     SERIAL_FRACTION,
     BATCH_OVERHEAD,
+    ITERATION_OVERHEAD,
     LAYER_OVERHEAD,
     SERVICE_CV,
     ALLREDUCE_LATENCY,
