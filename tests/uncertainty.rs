@@ -645,3 +645,38 @@ fn fitted_constants_are_varied_by_the_suites_held_out_error() {
             .collect::<Vec<_>>()
     );
 }
+
+/// A generative tier on a profile with an iteration overhead (the H100's) never pays the batch
+/// overhead, so the analysis varies the one it pays; a classic tier the reverse.
+#[test]
+fn the_overhead_a_tier_pays_is_the_one_varied() {
+    let s = shipped("mooncake-prefix-llama8b.toml");
+    let keys: Vec<String> = s.input_paths().into_iter().map(|p| p.key).collect();
+    let owned = |suffix: &str| {
+        keys.iter()
+            .any(|k| k.starts_with("tier.8x H100") && k.ends_with(suffix))
+    };
+    assert!(owned("efficiency.iteration_overhead_ms"), "{keys:?}");
+    assert!(!owned("efficiency.batch_overhead_ms"), "{keys:?}");
+    let t = &s.tiers[0];
+    assert!(t.profile.iteration_overhead_s.is_some());
+    let why = s
+        .why_inert(t, &tco_sim::hardware::numbers::BATCH_OVERHEAD)
+        .unwrap();
+    assert!(why.contains("iteration_overhead_ms"), "{why}");
+    // ResNet-50 on the same profile: the batch overhead is read, the iteration overhead not.
+    let classic = from_text(LINEAR).unwrap();
+    let mut tier = classic.tiers[0].clone();
+    tier.profile = t.profile.clone();
+    assert!(
+        classic
+            .why_inert(&tier, &tco_sim::hardware::numbers::ITERATION_OVERHEAD)
+            .unwrap()
+            .contains("batch_overhead_ms")
+    );
+    assert!(
+        classic
+            .why_inert(&tier, &tco_sim::hardware::numbers::BATCH_OVERHEAD)
+            .is_none()
+    );
+}

@@ -259,6 +259,8 @@ impl Scenario {
     ///   for transformers and every generative model, `compute` where the profile sets no
     ///   class value);
     /// - the attention's memory efficiency only reads a generative model's KV cache;
+    /// - a generative model's iterations pay the iteration overhead where the profile sets one,
+    ///   never the batch overhead, and a classic batch pays only the batch overhead;
     /// - all-reduce latency and link bandwidth only act on a replica split over devices.
     pub fn why_inert(&self, t: &Tier, n: &ProfileNumber) -> Option<&'static str> {
         use crate::hardware::numbers as k;
@@ -293,6 +295,17 @@ impl Scenario {
             }
             key if key == k::EFFICIENCY_ATTENTION_MEMORY.key && !generative => Some(
                 "the attention's memory efficiency reads a generative model's KV cache, and this workload has none; vary efficiency.memory",
+            ),
+            key if key == k::BATCH_OVERHEAD.key
+                && generative
+                && t.profile.iteration_overhead_s.is_some() =>
+            {
+                Some(
+                    "a generative model's iterations pay this profile's efficiency.iteration_overhead_ms instead; vary that",
+                )
+            }
+            key if key == k::ITERATION_OVERHEAD.key && !generative => Some(
+                "only a generative model's iterations pay it; a classic batch pays efficiency.batch_overhead_ms, vary that",
             ),
             key if (key == k::ALLREDUCE_LATENCY.key || key == k::INTERCONNECT_BANDWIDTH.key)
                 && !matches!(&t.plan, crate::perf::ServicePlan::Generative(g) if g.devices_per_replica > 1) =>
