@@ -438,3 +438,34 @@ fn a_paced_and_capped_vllm_run_is_refused_at_its_line() {
         "{e}"
     );
 }
+
+/// On a base profile that sets an iteration overhead (as the H100 and H200 profiles do), a
+/// generative model's iterations pay that and not the batch overhead, so the fit moves it — the
+/// batch overhead is left as it was — and the written profile carries it as measured.
+#[test]
+fn a_generative_fit_moves_the_iteration_overhead_where_the_base_sets_one() {
+    let text = std::fs::read_to_string("tests/data/calibrate/l40s-4x.toml").unwrap();
+    let with = text.replacen(
+        "batch_overhead_ms = ",
+        "iteration_overhead_ms = { value = 0.5, source = \"authors-estimate\", basis = \"estimate\", note = \"a starting point for the fit\" }\nbatch_overhead_ms = ",
+        1,
+    );
+    assert_ne!(with, text);
+    let base = write("l40s-4x-iteration.toml", &with);
+    let done = fit::run(&opts(
+        vec![Path::new(DATA).join("vllm/closed-loop-synthetic.json")],
+        base.to_str().unwrap(),
+        "llama32-3b-l40s.toml",
+    ))
+    .unwrap();
+    let param = |key: &str| done.params.iter().find(|p| p.key == key).unwrap();
+    let it = param("efficiency.iteration_overhead_ms");
+    assert!(it.fitted, "{it:?}");
+    // The fixture was made with a 3 ms fixed time per iteration.
+    assert!(it.after > 1.5e-3, "{it:?}");
+    let batch = param("efficiency.batch_overhead_ms");
+    assert!(!batch.fitted && batch.after == batch.before, "{batch:?}");
+    assert!(done.rms_after <= MAX_RMS, "{}", done.rms_after);
+    let p = check_profile(&done);
+    assert_eq!(p.iteration_overhead_s.as_ref().unwrap().value, it.after);
+}
