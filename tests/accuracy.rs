@@ -670,6 +670,18 @@ fn a_neuron_row_whose_latency_does_not_match_its_throughput_is_refused() {
     assert!(e.contains("go together"), "{e}");
 }
 
+/// The rows read from the NIM page's length tables: those the first rule added (25 and 100
+/// clients), or the rest (the iteration-overhead rule's).
+fn nim_table_rows(t: &accuracy::Table, at_25_or_100: bool) -> Vec<&accuracy::Row> {
+    t.rows
+        .iter()
+        .filter(|r| {
+            r.source == "nim-bench-tables"
+                && matches!(r.concurrency, Some(25 | 100)) == at_25_or_100
+        })
+        .collect()
+}
+
 /// The NIM rule of 2026-12-05 (data/accuracy.toml): every other length table of the page's
 /// Llama-3.3-70B and Llama-3.1-8B results at 25 and 100 clients, tokens/s and ITL, except points
 /// whose published TTFT passes 2 s — 14 points, 28 held-out rows — and the 100-client rows run
@@ -677,11 +689,7 @@ fn a_neuron_row_whose_latency_does_not_match_its_throughput_is_refused() {
 #[test]
 fn the_nim_rows_follow_their_rule() {
     let t = table();
-    let nim: Vec<&accuracy::Row> = t
-        .rows
-        .iter()
-        .filter(|r| r.source == "nim-bench-tables" && matches!(r.concurrency, Some(25 | 100)))
-        .collect();
+    let nim = nim_table_rows(&t, true);
     assert_eq!(nim.len(), 28);
     let mut points = BTreeSet::new();
     for r in &nim {
@@ -715,11 +723,7 @@ fn the_nim_rows_follow_their_rule() {
 #[test]
 fn the_nim_concurrency_rows_follow_their_rule() {
     let t = table();
-    let rows: Vec<&accuracy::Row> = t
-        .rows
-        .iter()
-        .filter(|r| r.source == "nim-bench-tables" && !matches!(r.concurrency, Some(25 | 100)))
-        .collect();
+    let rows = nim_table_rows(&t, false);
     let held: Vec<&&accuracy::Row> = rows.iter().filter(|r| r.split == Split::HeldOut).collect();
     assert_eq!(held.len(), 50);
     let fit: Vec<&str> = rows
