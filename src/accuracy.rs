@@ -492,6 +492,8 @@ pub struct RowResult {
     pub split: Split,
     /// "URL (version, date)".
     pub source: String,
+    /// The table's key of that source (`[sources.<key>]` in data/accuracy.toml).
+    pub source_key: String,
     pub source_title: String,
     pub source_date: String,
     /// File or table row within the source.
@@ -518,6 +520,17 @@ pub struct FigureSummary {
     pub max_abs_error: f64,
     /// Median ≤ [`BOUND_MEDIAN`] and max ≤ [`BOUND_MAX`].
     pub within_bound: bool,
+}
+
+/// Median and largest |error| of the held-out rows taken from one source: how much of the pooled
+/// figure one publication carries (a source with many close rows pulls the pooled median down).
+#[derive(Debug, Clone, Serialize)]
+pub struct SourceSummary {
+    /// The table's key (`[sources.<key>]`).
+    pub source: String,
+    pub rows: usize,
+    pub median_abs_error: f64,
+    pub max_abs_error: f64,
 }
 
 /// How far the held-out throughput predictions scatter around the published figures, in ln
@@ -564,6 +577,8 @@ pub struct Report {
     pub all_held_out: Option<Summary>,
     /// Over the held-out rows of each figure issue 10 bounds.
     pub by_figure: Vec<FigureSummary>,
+    /// Over the held-out rows of each source, most rows first.
+    pub by_source: Vec<SourceSummary>,
     /// Over the held-out throughput rows.
     pub held_out_throughput_spread: Option<Spread>,
     /// Over the held-out throughput rows of each kind of hardware that has any.
@@ -1117,6 +1132,7 @@ fn result(t: &Table, r: &Row, predicted: f64) -> RowResult {
         error: (predicted - r.published) / r.published,
         split: r.split,
         source: format!("{} ({}, {})", s.url, s.version, s.date),
+        source_key: r.source.clone(),
         source_title: s.title.clone(),
         source_date: s.date.clone(),
         source_where: r.location.clone(),
@@ -1182,6 +1198,26 @@ fn by_figure(rows: &[RowResult]) -> Vec<FigureSummary> {
         .collect()
 }
 
+fn by_source(rows: &[RowResult]) -> Vec<SourceSummary> {
+    let keys: std::collections::BTreeSet<&str> =
+        rows.iter().map(|r| r.source_key.as_str()).collect();
+    let mut out: Vec<SourceSummary> = keys
+        .into_iter()
+        .filter_map(|k| {
+            let (n, median_abs_error, max_abs_error) =
+                held_out_errors(rows, |r| r.source_key == k)?;
+            Some(SourceSummary {
+                source: k.to_string(),
+                rows: n,
+                median_abs_error,
+                max_abs_error,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| b.rows.cmp(&a.rows).then_with(|| a.source.cmp(&b.source)));
+    out
+}
+
 /// The spread of the held-out throughput rows whose profile is of `kind` (every row: `None`).
 fn throughput_spread(
     rows: &[RowResult],
@@ -1228,6 +1264,7 @@ pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
     summary.sort_by_key(|s| s.metric);
     let all_held_out = summarize(&rows, None);
     let by_figure = by_figure(&rows);
+    let by_source = by_source(&rows);
     let held_out_throughput_spread = throughput_spread(&rows, &profiles, None);
     let held_out_throughput_spread_by_kind = [UnitKind::Gpu, UnitKind::Accelerator, UnitKind::Cpu]
         .into_iter()
@@ -1239,6 +1276,7 @@ pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
         summary,
         all_held_out,
         by_figure,
+        by_source,
         held_out_throughput_spread,
         held_out_throughput_spread_by_kind,
         fit,
@@ -1434,6 +1472,27 @@ pub fn render(rep: &Report) -> String {
                 f.max_abs_error,
             ));
             s.push_str(&format!("  {verdict}\n"));
+        }
+    }
+    if !rep.by_source.is_empty() {
+        s.push_str(
+            "\nHeld-out rows by source (a source with many rows weighs most on the pooled figures):\n",
+        );
+        let w = rep
+            .by_source
+            .iter()
+            .map(|x| x.source.len())
+            .max()
+            .unwrap_or(0);
+        for x in &rep.by_source {
+            s.push_str(&line(
+                &x.source,
+                w,
+                x.rows,
+                x.median_abs_error,
+                x.max_abs_error,
+            ));
+            s.push('\n');
         }
     }
     if let Some(sp) = &rep.held_out_throughput_spread {

@@ -754,3 +754,34 @@ fn the_nim_concurrency_rows_follow_their_rule() {
         assert!(!long || c <= limit, "{}", r.id);
     }
 }
+
+/// The per-source summary partitions the held-out rows and is computed from them, most rows
+/// first — so a reader sees how much of the pooled figure one publication carries (78 of the
+/// 124 held-out rows come from NIM's length tables on 2026-12-05).
+#[test]
+fn held_out_rows_by_source_partition_the_held_out_set() {
+    let rep = accuracy::run(&table(), false).unwrap();
+    let total: usize = rep.by_source.iter().map(|s| s.rows).sum();
+    assert_eq!(total, rep.all_held_out.as_ref().unwrap().rows);
+    assert!(rep.by_source.windows(2).all(|w| w[0].rows >= w[1].rows));
+    for s in &rep.by_source {
+        let errs: Vec<f64> = rep
+            .rows
+            .iter()
+            .filter(|r| r.split == Split::HeldOut && r.source_key == s.source)
+            .map(|r| r.error.abs())
+            .collect();
+        assert_eq!(errs.len(), s.rows, "{}", s.source);
+        let max = errs.iter().copied().fold(0.0, f64::max);
+        assert_eq!(s.max_abs_error, max, "{}", s.source);
+    }
+    let nim = rep
+        .by_source
+        .iter()
+        .find(|s| s.source == "nim-bench-tables")
+        .unwrap();
+    assert_eq!(rep.by_source[0].source, nim.source);
+    assert!(nim.rows >= 78, "{}", nim.rows);
+    let text = accuracy::render(&rep);
+    assert!(text.contains("Held-out rows by source"), "{text}");
+}
