@@ -295,10 +295,7 @@ impl Constant {
             Constant::ComputeMatmul => class_or_compute(&p.efficiency_compute_matmul, p),
             Constant::Memory => p.efficiency_memory.value,
             Constant::BatchOverhead => p.batch_overhead_s.value,
-            Constant::IterationOverhead => p
-                .iteration_overhead_s
-                .as_ref()
-                .map_or(p.batch_overhead_s.value, |c| c.value),
+            Constant::IterationOverhead => p.generative_overhead_s(),
             Constant::LayerOverhead => p.layer_overhead_s.as_ref().map_or(0.0, |c| c.value),
             Constant::AllreduceLatency => p.allreduce_latency_s.as_ref().map_or(0.0, |c| c.value),
             Constant::AttentionMemory => p

@@ -337,6 +337,14 @@ impl Profile {
         k / (1.0 + s * (k - 1.0))
     }
 
+    /// The fixed time of one iteration of a generative model \[s\]: the iteration overhead
+    /// where the profile sets one, else the per-batch overhead.
+    pub fn generative_overhead_s(&self) -> f64 {
+        self.iteration_overhead_s
+            .as_ref()
+            .map_or(self.batch_overhead_s.value, |c| c.value)
+    }
+
     /// Chips per unit as an integer.
     pub fn chip_count(&self) -> u32 {
         self.chips.value as u32

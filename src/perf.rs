@@ -503,10 +503,7 @@ pub fn plan(
             Roofline {
                 e_compute: class_efficiency(profile, Some(OpClass::Matmul))
                     .unwrap_or(roof.e_compute),
-                t0_s: profile
-                    .iteration_overhead_s
-                    .as_ref()
-                    .map_or(roof.t0_s, |c| c.value),
+                t0_s: profile.generative_overhead_s(),
                 ..roof
             },
             (prompt_tokens.mean(), output_tokens.mean().max(1.0)),
