@@ -794,8 +794,8 @@ fn held_out_rows_by_source_partition_the_held_out_set() {
 /// figures are the page's plateau points (tokens/s, ITL ms, mean context).
 #[test]
 fn the_nim_rows_run_the_8_bit_cache_their_plateaus_require() {
-    use tco_sim::hardware::ProfileSearch;
     use tco_sim::hardware::Precision;
+    use tco_sim::hardware::ProfileSearch;
     use tco_sim::workload::generative_preset;
     let t = table();
     let nim: Vec<&accuracy::Row> = t
