@@ -679,6 +679,7 @@ fn nim_table_rows(t: &accuracy::Table, at_25_or_100: bool) -> Vec<&accuracy::Row
         .iter()
         .filter(|r| {
             r.source == "nim-bench-tables"
+                && r.concurrency.unwrap_or(1) <= 100
                 && matches!(r.concurrency, Some(25 | 100)) == at_25_or_100
         })
         .collect()
@@ -839,5 +840,53 @@ fn the_nim_rows_run_the_8_bit_cache_their_plateaus_require() {
                 "{preset}: an 8-bit pool of {pool_tokens:.0} tokens would not fit"
             );
         }
+    }
+}
+
+/// The rule of 2026-12-05 for NIM past 100 clients (data/accuracy.toml): every point of both
+/// models' tables at 150, 200 and 250 clients whose published TTFT is at most 2 s, tokens/s and
+/// ITL — 15 points, 30 held-out rows, 9 points of the 8B and 6 of the 70B — each running every
+/// client at once (`batch` = concurrency) on the 8-bit cache.
+#[test]
+fn the_nim_rows_past_100_clients_follow_their_rule() {
+    let t = table();
+    let rows: Vec<&accuracy::Row> = t
+        .rows
+        .iter()
+        .filter(|r| r.source == "nim-bench-tables" && r.concurrency.unwrap_or(1) > 100)
+        .collect();
+    assert_eq!(rows.len(), 30);
+    let mut points = BTreeSet::new();
+    for r in &rows {
+        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        let c = r.concurrency.unwrap();
+        assert!(matches!(c, 150 | 200 | 250), "{}", r.id);
+        assert_eq!(r.batch, Some(c), "{}", r.id);
+        assert!(
+            matches!(
+                r.metric,
+                accuracy::Metric::TokensAtConcurrency | accuracy::Metric::TpotAtConcurrency
+            ),
+            "{}",
+            r.id
+        );
+        points.insert((
+            r.workload.clone(),
+            r.prompt_tokens,
+            r.output_tokens,
+            c,
+            r.metric,
+        ));
+    }
+    assert_eq!(points.len(), 30, "each point gives both figures once");
+    let of = |w: &str| rows.iter().filter(|r| r.workload == w).count();
+    assert_eq!((of("llama-3-8b"), of("llama-2-70b")), (18, 12));
+    // No point of a table whose TTFT passed 2 s by then: 20000/2000 (both), 70B 5000/500.
+    for r in &rows {
+        assert_ne!(
+            (r.prompt_tokens, r.output_tokens),
+            (Some(20000), Some(2000))
+        );
+        assert!(!(r.workload == "llama-2-70b" && r.prompt_tokens == Some(5000)));
     }
 }
