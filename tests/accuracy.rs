@@ -152,9 +152,10 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-05 (`tco-sim accuracy`: 124
-/// rows, median 5.8 %, max 49.8 % once the NIM rows run the 8-bit KV cache their plateaus
-/// require; 7.2 % / 49.9 % with a 16-bit cache; the 74 rows before the 50 blind NIM rows of the
+/// The pooled held-out error, held to what was measured on 2026-12-05 (`tco-sim accuracy`: 154
+/// rows, median 8.3 %, max 61.4 % with the 30 blind NIM rows past 100 clients, which the
+/// planner predicts up to 61 % fast; 124 rows, 5.8 % / 49.8 % before them, once the NIM rows
+/// ran the 8-bit KV cache their plateaus require; 7.2 % / 49.9 % with a 16-bit cache; the 74 rows before the 50 blind NIM rows of the
 /// iteration-overhead rule 9.5 % / 48.9 %, and 10.8 % / 46.6 % before the rule; 46 rows,
 /// 10.6 % / 46.6 % before the 28 NIM rows) so a regression fails. Issue 10's bound (median ≤
 /// 10 %, max ≤ 25 %) held pooled over 28 rows until the twelve Neuron-table rows of other
@@ -166,13 +167,13 @@ fn the_table_prints_with_a_summary() {
 fn held_out_error_is_held_to_its_measured_level() {
     let rep = accuracy::run(&table(), false).unwrap();
     let a = rep.all_held_out.unwrap();
-    assert!(a.rows >= 124, "{} held-out rows", a.rows);
+    assert!(a.rows >= 154, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.058 + 0.005,
+        a.median_abs_error <= 0.083 + 0.005,
         "median {}",
         a.median_abs_error
     );
-    assert!(a.max_abs_error <= 0.498 + 0.005, "max {}", a.max_abs_error);
+    assert!(a.max_abs_error <= 0.614 + 0.005, "max {}", a.max_abs_error);
     assert!(
         !(a.median_abs_error <= accuracy::BOUND_MEDIAN && a.max_abs_error <= accuracy::BOUND_MAX),
         "the pooled error is back within issue 10's bound: say so in the README and here"
@@ -181,8 +182,9 @@ fn held_out_error_is_held_to_its_measured_level() {
 
 /// The per-figure summary (throughput alone, under a latency bound, TTFT/TPOT) partitions the
 /// held-out rows, is computed from them, and says whether each figure meets the bound. Held to
-/// the figures measured 2026-12-05 (`tco-sim accuracy`: 5.8 %, 10.9 %, 5.4 % median; 46.6 %,
-/// 20.6 %, 49.8 % max since the NIM rows run the 8-bit KV cache their plateaus require — 6.5 %
+/// the figures measured 2026-12-05 (`tco-sim accuracy`: 7.7 %, 10.9 %, 8.1 % median; 61.4 %,
+/// 20.6 %, 49.8 % max with the 30 blind NIM rows past 100 clients; 5.8 % and 5.4 % median,
+/// 46.6 % throughput max before them, since the NIM rows run the 8-bit KV cache their plateaus require — 6.5 %
 /// and 20.8 %, 49.9 % before it; 12.8 % / 46.6 % and 8.5 % / 40.5 % for throughput alone and TTFT/TPOT
 /// before the 50 blind NIM rows of the iteration-overhead rule, which are many and mostly
 /// close, so the medians fell with the mix more than with the model; TTFT/TPOT was 5.4 % /
@@ -225,9 +227,9 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
             f.figure
         );
         let (median_then, max_then) = match f.figure {
-            Figure::Throughput => (0.058, 0.466),
+            Figure::Throughput => (0.077, 0.614),
             Figure::ThroughputUnderBound => (0.109, 0.206),
-            Figure::Latency => (0.054, 0.498),
+            Figure::Latency => (0.081, 0.498),
         };
         assert!(
             f.median_abs_error <= median_then + 0.005 && f.max_abs_error <= max_then + 0.005,
