@@ -155,8 +155,8 @@ fn the_table_prints_with_a_summary() {
 /// The pooled held-out error, held to what was measured on 2026-12-05 (`tco-sim accuracy`: 154
 /// rows, median 8.3 %, max 61.4 % with the 30 blind NIM rows past 100 clients, which the
 /// planner predicts up to 61 % fast; 124 rows, 5.8 % / 49.8 % before them, once the NIM rows
-/// ran the 8-bit KV cache their plateaus require; 7.2 % / 49.9 % with a 16-bit cache; the 74 rows before the 50 blind NIM rows of the
-/// iteration-overhead rule 9.5 % / 48.9 %, and 10.8 % / 46.6 % before the rule; 46 rows,
+/// ran the 8-bit KV cache their plateaus require; 7.2 % / 49.9 % with a 16-bit cache; the 74
+/// rows before the 50 blind NIM rows of the iteration-overhead rule 9.5 % / 48.9 %, and 10.8 % / 46.6 % before the rule; 46 rows,
 /// 10.6 % / 46.6 % before the 28 NIM rows) so a regression fails. Issue 10's bound (median ≤
 /// 10 %, max ≤ 25 %) held pooled over 28 rows until the twelve Neuron-table rows of other
 /// encoders and CNNs were added blind (ResNet-18 at batch 1 +127 %); the Neuron harness rule
@@ -184,8 +184,9 @@ fn held_out_error_is_held_to_its_measured_level() {
 /// held-out rows, is computed from them, and says whether each figure meets the bound. Held to
 /// the figures measured 2026-12-05 (`tco-sim accuracy`: 7.7 %, 10.9 %, 8.1 % median; 61.4 %,
 /// 20.6 %, 49.8 % max with the 30 blind NIM rows past 100 clients; 5.8 % and 5.4 % median,
-/// 46.6 % throughput max before them, since the NIM rows run the 8-bit KV cache their plateaus require — 6.5 %
-/// and 20.8 %, 49.9 % before it; 12.8 % / 46.6 % and 8.5 % / 40.5 % for throughput alone and TTFT/TPOT
+/// 46.6 % throughput max before them, since the NIM rows run the 8-bit KV cache their
+/// plateaus require — 6.5 % and 20.8 %, 49.9 % before it; 12.8 % / 46.6 % and 8.5 % / 40.5 %
+/// for throughput alone and TTFT/TPOT
 /// before the 50 blind NIM rows of the iteration-overhead rule, which are many and mostly
 /// close, so the medians fell with the mix more than with the model; TTFT/TPOT was 5.4 % /
 /// 12.6 % before the 28 NIM rows, whose Llama-3.1-8B
