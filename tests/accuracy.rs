@@ -678,14 +678,28 @@ fn a_neuron_row_whose_latency_does_not_match_its_throughput_is_refused() {
 /// The rows read from the NIM page's length tables: those the first rule added (25 and 100
 /// clients), or the rest (the iteration-overhead rule's).
 fn nim_table_rows(t: &accuracy::Table, at_25_or_100: bool) -> Vec<&accuracy::Row> {
-    t.rows
-        .iter()
-        .filter(|r| {
-            r.source == "nim-bench-tables"
-                && r.concurrency.unwrap_or(1) <= 100
-                && matches!(r.concurrency, Some(25 | 100)) == at_25_or_100
-        })
-        .collect()
+    rows_where(t, |r| {
+        r.source == "nim-bench-tables"
+            && r.concurrency.unwrap_or(1) <= 100
+            && matches!(r.concurrency, Some(25 | 100)) == at_25_or_100
+    })
+}
+
+/// The table's rows that `keep` keeps, in table order.
+fn rows_where(t: &accuracy::Table, keep: impl Fn(&accuracy::Row) -> bool) -> Vec<&accuracy::Row> {
+    t.rows.iter().filter(|r| keep(r)).collect()
+}
+
+/// A closed-loop NIM row gives the point's tokens/s or its ITL, nothing else.
+fn assert_tokens_or_itl(r: &accuracy::Row) {
+    assert!(
+        matches!(
+            r.metric,
+            accuracy::Metric::TokensAtConcurrency | accuracy::Metric::TpotAtConcurrency
+        ),
+        "{}",
+        r.id
+    );
 }
 
 /// The NIM rule of 2026-12-05 (data/accuracy.toml): every other length table of the page's
@@ -703,14 +717,7 @@ fn the_nim_rows_follow_their_rule() {
         let c = r.concurrency.unwrap();
         assert!(c == 25 || c == 100, "{}", r.id);
         assert_eq!(r.batch, (c == 100).then_some(100), "{}", r.id);
-        assert!(
-            matches!(
-                r.metric,
-                accuracy::Metric::TokensAtConcurrency | accuracy::Metric::TpotAtConcurrency
-            ),
-            "{}",
-            r.id
-        );
+        assert_tokens_or_itl(r);
         points.insert((r.workload.clone(), r.prompt_tokens, r.output_tokens, c));
     }
     // Each point gives both figures; none is the 5000/500 table the older NIM rows read for
@@ -802,11 +809,7 @@ fn the_nim_rows_run_the_8_bit_cache_their_plateaus_require() {
     use tco_sim::hardware::ProfileSearch;
     use tco_sim::workload::generative_preset;
     let t = table();
-    let nim: Vec<&accuracy::Row> = t
-        .rows
-        .iter()
-        .filter(|r| r.source.starts_with("nim-bench"))
-        .collect();
+    let nim = rows_where(&t, |r| r.source.starts_with("nim-bench"));
     assert!(nim.len() >= 84, "{}", nim.len());
     for r in &nim {
         assert_eq!(r.kv_cache_precision, Some(Precision::Fp8), "{}", r.id);
@@ -853,11 +856,9 @@ fn the_nim_rows_run_the_8_bit_cache_their_plateaus_require() {
 #[test]
 fn the_nim_rows_past_100_clients_follow_their_rule() {
     let t = table();
-    let rows: Vec<&accuracy::Row> = t
-        .rows
-        .iter()
-        .filter(|r| r.source == "nim-bench-tables" && r.concurrency.unwrap_or(1) > 100)
-        .collect();
+    let rows = rows_where(&t, |r| {
+        r.source == "nim-bench-tables" && r.concurrency.unwrap_or(1) > 100
+    });
     assert_eq!(rows.len(), 30);
     let mut points = BTreeSet::new();
     for r in &rows {
@@ -865,14 +866,7 @@ fn the_nim_rows_past_100_clients_follow_their_rule() {
         let c = r.concurrency.unwrap();
         assert!(matches!(c, 150 | 200 | 250), "{}", r.id);
         assert_eq!(r.batch, Some(c), "{}", r.id);
-        assert!(
-            matches!(
-                r.metric,
-                accuracy::Metric::TokensAtConcurrency | accuracy::Metric::TpotAtConcurrency
-            ),
-            "{}",
-            r.id
-        );
+        assert_tokens_or_itl(r);
         points.insert((
             r.workload.clone(),
             r.prompt_tokens,
