@@ -357,6 +357,16 @@ fn set_optional(c: &mut Option<Cited>, v: f64) {
     }
 }
 
+/// A row's `kv_allocation`: the published engine's KV-cache policy (a configuration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RowKvAllocation {
+    /// Blocks allocated as tokens are computed; preemption when full (vLLM).
+    Paged,
+    /// The whole context reserved at admission (TensorRT-LLM `guaranteed_no_evict`).
+    Reserve,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Row {
@@ -408,6 +418,12 @@ pub struct Row {
     /// device).
     #[serde(default)]
     pub max_batched_tokens: Option<u32>,
+    /// The same rows: how the published engine holds a sequence's KV cache (default: the
+    /// planner's, vLLM's paged blocks) — "reserve" for an engine that admits a request only
+    /// when its whole context fits (TensorRT-LLM's `guaranteed_no_evict`), as a scenario tier's
+    /// `kv_allocation`.
+    #[serde(default)]
+    pub kv_allocation: Option<RowKvAllocation>,
     #[serde(default)]
     pub prompt_tokens: Option<u32>,
     #[serde(default)]
@@ -666,9 +682,13 @@ pub fn load(text: &str) -> Result<Table, InputError> {
         }
         // The iteration scheduler acts only where a generative model runs at load.
         let at_load = r.metric.generative() && r.metric != Metric::Tpot;
-        if (r.chunked_prefill.is_some() || r.max_batched_tokens.is_some()) && !at_load {
+        if (r.chunked_prefill.is_some()
+            || r.max_batched_tokens.is_some()
+            || r.kv_allocation.is_some())
+            && !at_load
+        {
             return Err(here(
-                "chunked_prefill and max_batched_tokens set the iteration scheduler of a generative model at load (tokens-offline, tokens-server, closed-loop rows); a tpot or classic row runs no scheduler, remove them",
+                "chunked_prefill, max_batched_tokens and kv_allocation set the iteration scheduler of a generative model at load (tokens-offline, tokens-server, closed-loop rows); a tpot or classic row runs no scheduler, remove them",
             ));
         }
         if r.max_batched_tokens == Some(0)
@@ -856,6 +876,9 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
     }
     if r.max_batched_tokens.is_some() {
         batching.generative.max_batched_tokens = r.max_batched_tokens;
+    }
+    if let Some(k) = r.kv_allocation {
+        batching.generative.paged_kv = k == RowKvAllocation::Paged;
     }
     let plan = perf::plan(profile, &w, r.precision, &batching)?;
     let units = r.units as f64;

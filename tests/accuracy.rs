@@ -535,6 +535,30 @@ fn a_rows_engine_scheduler_reaches_its_prediction_and_is_refused_where_it_has_no
     assert_ne!(small, accuracy::TABLE);
     let capped = predicted(&small);
     assert!(capped < 0.95 * base, "{capped} vs {base}");
+    // Reserving each sequence's whole context (TensorRT-LLM's guaranteed_no_evict) fits fewer
+    // sequences in the KV cache than paged blocks do (222 + 290 tokens against 222 + 145 + 8):
+    // this engine's batch is bound by its cache, so tokens/s fall.
+    let reserve = accuracy::TABLE.replacen(
+        "max_batched_tokens = 4096\nmetric = \"tokens-offline\"",
+        "max_batched_tokens = 4096\nkv_allocation = \"reserve\"\nmetric = \"tokens-offline\"",
+        1,
+    );
+    assert_ne!(reserve, accuracy::TABLE);
+    let reserved = predicted(&reserve);
+    assert!(reserved < 0.9 * base, "{reserved} vs {base}");
+    let e = refused_with(
+        "metric = \"tpot\"",
+        "kv_allocation = \"paged\"\nmetric = \"tpot\"",
+    );
+    assert!(e.contains("runs no scheduler"), "{e}");
+    let e = refused_with(
+        "max_batched_tokens = 4096\nmetric = \"tokens-offline\"",
+        "max_batched_tokens = 4096\nkv_allocation = \"evict\"\nmetric = \"tokens-offline\"",
+    );
+    assert!(
+        e.contains("kv_allocation") || e.contains("unknown variant"),
+        "{e}"
+    );
     let e = refused_with(
         "metric = \"tpot\"",
         "chunked_prefill = false\nmetric = \"tpot\"",
@@ -885,5 +909,57 @@ fn the_nim_rows_past_100_clients_follow_their_rule() {
             (Some(20000), Some(2000))
         );
         assert!(!(r.workload == "llama-2-70b" && r.prompt_tokens == Some(5000)));
+    }
+}
+
+/// The TensorRT-LLM perf-overview rows follow the rule committed with them (data/accuracy.toml):
+/// all 40 cells of the two dense-Llama Hopper tables, held-out, offline tokens/s, chunked
+/// prefill off, KV reserved whole, a 16-bit cache, and each row's `batch` is trtllm-bench's
+/// heuristic for its ISL/OSL: requests fitting 0.90 of device memory less fp8 weights, capped at
+/// 4,096 and rounded up (32 under 256, 128 under 1,024, else 256; at least 64).
+#[test]
+fn the_trtllm_rows_run_trtllm_bench_s_heuristic_batch() {
+    let t = table();
+    let rows = rows_where(&t, |r| r.source == "trtllm-perf-overview");
+    assert_eq!(rows.len(), 40);
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    const MIB: f64 = 1024.0 * 1024.0;
+    for r in rows {
+        assert_eq!(r.split, accuracy::Split::HeldOut, "{}", r.id);
+        assert_eq!(r.metric, accuracy::Metric::TokensOffline, "{}", r.id);
+        assert_eq!(r.chunked_prefill, Some(false), "{}", r.id);
+        assert_eq!(
+            r.kv_allocation,
+            Some(accuracy::RowKvAllocation::Reserve),
+            "{}",
+            r.id
+        );
+        assert!(r.kv_cache_precision.is_none(), "{}", r.id);
+        let device_mib = match r.profile.as_str() {
+            "hgx-h100-8x" => 81_559.0,
+            "hgx-h200-8x" => 143_771.0,
+            p => panic!("{}: profile {p}", r.id),
+        };
+        // Layers and parameters of the checkpoint's config; both models have 8 KV heads of 128.
+        let (layers, params) = match r.workload.as_str() {
+            "llama-3-8b" => (32.0, 8.03e9),
+            "llama-2-70b" => (80.0, 70.55e9),
+            w => panic!("{}: workload {w}", r.id),
+        };
+        let tp = f64::from(r.tensor_parallel.unwrap());
+        assert_eq!(r.chips, r.tensor_parallel, "{}", r.id);
+        let bytes_per_token_gib = 2.0 * layers * tp.max(8.0) * 128.0 * 2.0 / GIB;
+        let available_gib = device_mib * MIB / GIB * tp - params / GIB;
+        let seq = f64::from(r.prompt_tokens.unwrap() + r.output_tokens.unwrap());
+        let raw = (available_gib * 0.90 / (bytes_per_token_gib * seq)).min(4096.0);
+        let step = if raw < 256.0 {
+            32.0
+        } else if raw < 1024.0 {
+            128.0
+        } else {
+            256.0
+        };
+        let batch = ((raw / step).ceil() * step).max(64.0);
+        assert_eq!(f64::from(r.batch.unwrap()), batch, "{}", r.id);
     }
 }
