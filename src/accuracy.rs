@@ -606,10 +606,8 @@ fn table_error(msg: impl Into<String>) -> InputError {
 
 /// Parse and check a table.
 pub fn load(text: &str) -> Result<Table, InputError> {
-    let t: Table = toml::from_str(text).map_err(|e| {
-        InputError::new(format!("data/accuracy.toml: {}", e.message()))
-            .with_help("see the header of data/accuracy.toml")
-    })?;
+    // Syntax and schema errors name the line, the column and the key, as a scenario's do.
+    let t: Table = crate::input::SourceFile::from_text("data/accuracy.toml", text).parse()?;
     if t.schema != 1 {
         return Err(table_error(format!("schema {} (valid: 1)", t.schema)));
     }

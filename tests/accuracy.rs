@@ -562,24 +562,30 @@ fn a_rows_engine_scheduler_reaches_its_prediction_and_is_refused_where_it_has_no
         with("kv_allocation = \"paged\""),
     );
     assert!(paged > 1.03 * reserved, "{paged} vs {reserved}");
-    let e = refused_with(
-        "metric = \"tpot\"",
-        "kv_allocation = \"paged\"\nmetric = \"tpot\"",
-    );
-    assert!(e.contains("runs no scheduler"), "{e}");
-    let e = refused_with(
+    for key in ["kv_allocation = \"paged\"", "chunked_prefill = false"] {
+        let e = refused_with("metric = \"tpot\"", &format!("{key}\nmetric = \"tpot\""));
+        assert!(e.contains("runs no scheduler"), "{key}: {e}");
+    }
+    let (from, to) = (
         "max_batched_tokens = 4096\nmetric = \"tokens-offline\"",
         "max_batched_tokens = 4096\nkv_allocation = \"evict\"\nmetric = \"tokens-offline\"",
     );
-    assert!(
-        e.contains("kv_allocation") || e.contains("unknown variant"),
+    let e = refused_with(from, to);
+    // Named where it stands: file, line and column, the key, and the valid values.
+    let at = e
+        .strip_prefix("data/accuracy.toml:")
+        .unwrap_or_else(|| panic!("{e}"));
+    let line: usize = at.split(':').next().unwrap().parse().unwrap();
+    let text = accuracy::TABLE.replacen(from, to, 1);
+    assert_eq!(
+        text.lines().nth(line - 1),
+        Some("kv_allocation = \"evict\""),
         "{e}"
     );
-    let e = refused_with(
-        "metric = \"tpot\"",
-        "chunked_prefill = false\nmetric = \"tpot\"",
+    assert!(
+        e.contains("kv_allocation") && e.contains("paged, reserve"),
+        "{e}"
     );
-    assert!(e.contains("runs no scheduler"), "{e}");
     let e = refused_with(
         "chunked_prefill = false\n",
         "chunked_prefill = false\nmax_batched_tokens = 8192\n",
