@@ -1445,15 +1445,22 @@ pub fn render(rep: &Report) -> String {
     s.push_str("\nHeld-out rows (no row tuned on them), |error|:\n");
     let line = |label: &str, width: usize, rows: usize, median: f64, max: f64| {
         format!(
-            "  {label:<width$} {rows:>2} rows  median {:>5.1} %  max {:>5.1} %",
+            "  {label:<width$} {rows:>3} rows  median {:>5.1} %  max {:>5.1} %",
             100.0 * median,
             100.0 * max
         )
     };
+    let w = rep
+        .summary
+        .iter()
+        .map(|m| m.metric.label().len())
+        .chain(["all".len()])
+        .max()
+        .unwrap_or(0);
     for m in &rep.summary {
         s.push_str(&line(
             m.metric.label(),
-            8,
+            w,
             m.rows,
             m.median_abs_error,
             m.max_abs_error,
@@ -1461,7 +1468,7 @@ pub fn render(rep: &Report) -> String {
         s.push('\n');
     }
     if let Some(a) = &rep.all_held_out {
-        s.push_str(&line("all", 8, a.rows, a.median_abs_error, a.max_abs_error));
+        s.push_str(&line("all", w, a.rows, a.median_abs_error, a.max_abs_error));
         s.push('\n');
     }
     if !rep.by_figure.is_empty() {
