@@ -1380,6 +1380,15 @@ fn num(x: f64) -> String {
     }
 }
 
+/// The width in characters of the longest label, to align a column of them.
+fn widest<'a>(labels: impl IntoIterator<Item = &'a str>) -> usize {
+    labels
+        .into_iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
 /// The terminal table and summary.
 pub fn render(rep: &Report) -> String {
     let mut s = String::new();
@@ -1408,13 +1417,7 @@ pub fn render(rep: &Report) -> String {
         ]);
     }
     let widths: Vec<usize> = (0..8)
-        .map(|i| {
-            lines
-                .iter()
-                .map(|l| l[i].chars().count())
-                .max()
-                .unwrap_or(0)
-        })
+        .map(|i| widest(lines.iter().map(|l| l[i].as_str())))
         .collect();
     for (k, l) in lines.iter().enumerate() {
         let cells: Vec<String> = l
@@ -1450,13 +1453,7 @@ pub fn render(rep: &Report) -> String {
             100.0 * max
         )
     };
-    let w = rep
-        .summary
-        .iter()
-        .map(|m| m.metric.label().len())
-        .chain(["all".len()])
-        .max()
-        .unwrap_or(0);
+    let w = widest(rep.summary.iter().map(|m| m.metric.label()).chain(["all"]));
     for m in &rep.summary {
         s.push_str(&line(
             m.metric.label(),
@@ -1477,12 +1474,7 @@ pub fn render(rep: &Report) -> String {
             100.0 * BOUND_MEDIAN,
             100.0 * BOUND_MAX
         ));
-        let w = rep
-            .by_figure
-            .iter()
-            .map(|f| f.figure.label().len())
-            .max()
-            .unwrap_or(0);
+        let w = widest(rep.by_figure.iter().map(|f| f.figure.label()));
         for f in &rep.by_figure {
             let verdict = if f.within_bound {
                 "within the bound"
@@ -1503,12 +1495,7 @@ pub fn render(rep: &Report) -> String {
         s.push_str(
             "\nHeld-out rows by source (a source with many rows weighs most on the pooled figures):\n",
         );
-        let w = rep
-            .by_source
-            .iter()
-            .map(|x| x.source.len())
-            .max()
-            .unwrap_or(0);
+        let w = widest(rep.by_source.iter().map(|x| x.source.as_str()));
         for x in &rep.by_source {
             s.push_str(&line(
                 &x.source,
