@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::capacity::search::server_model;
 use crate::cite::{Basis, Cited, Source};
-use crate::hardware::{Precision, Profile, ProfileSearch, UnitKind};
+use crate::hardware::{KvAllocationChoice, Precision, Profile, ProfileSearch, UnitKind};
 use crate::input::InputError;
 use crate::perf::{self, ServicePlan};
 use crate::sim::{self, Dispatch, FleetSpec, PoissonArrivals, RunSpec};
@@ -357,16 +357,6 @@ fn set_optional(c: &mut Option<Cited>, v: f64) {
     }
 }
 
-/// A row's `kv_allocation`: the published engine's KV-cache policy (a configuration).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RowKvAllocation {
-    /// Blocks allocated as tokens are computed; preemption when full (vLLM).
-    Paged,
-    /// The whole context reserved at admission (TensorRT-LLM `guaranteed_no_evict`).
-    Reserve,
-}
-
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Row {
@@ -423,7 +413,7 @@ pub struct Row {
     /// when its whole context fits (TensorRT-LLM's `guaranteed_no_evict`), as a scenario tier's
     /// `kv_allocation`.
     #[serde(default)]
-    pub kv_allocation: Option<RowKvAllocation>,
+    pub kv_allocation: Option<KvAllocationChoice>,
     #[serde(default)]
     pub prompt_tokens: Option<u32>,
     #[serde(default)]
@@ -876,7 +866,7 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
         batching.generative.max_batched_tokens = r.max_batched_tokens;
     }
     if let Some(k) = r.kv_allocation {
-        batching.generative.paged_kv = k == RowKvAllocation::Paged;
+        batching.generative.paged_kv = k.is_paged();
     }
     let plan = perf::plan(profile, &w, r.precision, &batching)?;
     let units = r.units as f64;

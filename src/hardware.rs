@@ -233,6 +233,31 @@ pub struct GenerativeScheduling {
     pub max_num_seqs: Option<u32>,
 }
 
+/// How a generative engine holds a sequence's KV cache: the values of a scenario tier's and an
+/// accuracy row's `kv_allocation` (one vocabulary for both), setting
+/// [`GenerativeScheduling::paged_kv`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum KvAllocationChoice {
+    /// Blocks allocated as tokens are computed; preemption when full (vLLM).
+    Paged,
+    /// The whole context reserved at admission (TensorRT-LLM's `guaranteed_no_evict`).
+    Reserve,
+}
+
+impl KvAllocationChoice {
+    /// The choice a key's value names (`"paged"`, `"reserve"`), by the same names serde reads.
+    pub fn from_name(name: &str) -> Option<Self> {
+        use serde::de::{IntoDeserializer, value::Error};
+        Self::deserialize(IntoDeserializer::<Error>::into_deserializer(name)).ok()
+    }
+
+    /// Whether this choice is [`GenerativeScheduling::paged_kv`].
+    pub fn is_paged(self) -> bool {
+        self == KvAllocationChoice::Paged
+    }
+}
+
 impl Default for GenerativeScheduling {
     fn default() -> Self {
         GenerativeScheduling {

@@ -20,7 +20,9 @@ use toml::Spanned;
 
 use crate::cite::{Basis, Cited, Source};
 use crate::cost::inputs::{self, CostInputs};
-use crate::hardware::{Batching, DeploymentOption, Precision, Profile, ProfileSearch};
+use crate::hardware::{
+    Batching, DeploymentOption, KvAllocationChoice, Precision, Profile, ProfileSearch,
+};
 use crate::input::{InputError, NumberCheck, SourceFile, closest};
 use crate::traffic::TrafficSpec;
 use crate::workload::Workload;
@@ -1167,20 +1169,20 @@ fn generative_scheduling(
         )?);
     }
     if let Some(k) = &t.kv_allocation {
-        g.paged_kv = match k.get_ref().as_str() {
-            "paged" => true,
-            "reserve" => false,
-            other => {
+        g.paged_kv = match KvAllocationChoice::from_name(k.get_ref()) {
+            Some(choice) => choice.is_paged(),
+            None => {
                 return Err(src
                     .error(
                         k,
                         field("kv_allocation"),
-                        format!("= \"{other}\" is not a KV allocation"),
+                        format!("= \"{}\" is not a KV allocation", k.get_ref()),
                     )
                     .with_help("valid: \"paged\" (grow in 16-token blocks, preempt when full) or \"reserve\" (whole context at admission)"));
             }
         };
     }
+
     Ok(g)
 }
 

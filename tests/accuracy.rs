@@ -954,7 +954,7 @@ fn the_trtllm_rows_run_trtllm_bench_s_heuristic_batch() {
         assert_eq!(r.chunked_prefill, Some(false), "{}", r.id);
         assert_eq!(
             r.kv_allocation,
-            Some(accuracy::RowKvAllocation::Reserve),
+            Some(tco_sim::hardware::KvAllocationChoice::Reserve),
             "{}",
             r.id
         );
