@@ -1544,3 +1544,144 @@ pub fn render(rep: &Report) -> String {
     }
     s
 }
+
+/// Sequences a generative row ran at once: its concurrency (clients kept in flight), else its
+/// batch (the published engine's largest batch, Offline or Server, or the TPOT row's running
+/// sequences); `None` for a classic row.
+pub fn sequences_in_flight(r: &Row) -> Option<f64> {
+    if !r.metric.generative() {
+        return None;
+    }
+    r.concurrency.or(r.batch).map(f64::from)
+}
+
+/// The widest factor a row's sequences in flight may differ from an operating point's and
+/// still count as near it: within [point / 2, point × 2].
+pub const EVIDENCE_BAND: f64 = 2.0;
+
+/// One held-out row near an operating point, as the accuracy suite predicted it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EvidenceRow {
+    pub id: String,
+    /// [`sequences_in_flight`] of the row.
+    pub sequences: f64,
+    /// (predicted − published) / published, as `tco-sim accuracy` reports it.
+    pub error: f64,
+}
+
+/// How the planner did on the accuracy suite's held-out generative throughput rows near an
+/// operating point: rows on the same kind of hardware whose sequences in flight are within
+/// [`EVIDENCE_BAND`] of the point's. The errors are `tco-sim accuracy`'s, from the same
+/// [`predict`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evidence {
+    /// The operating point: mean sequences in flight per replica.
+    pub sequences_per_replica: f64,
+    pub kind: UnitKind,
+    /// The band of sequences in flight a row had to fall in.
+    pub band_low: f64,
+    pub band_high: f64,
+    /// The rows, in table order.
+    pub rows: Vec<EvidenceRow>,
+    /// Median |error| of the rows (`None` without rows).
+    pub median_abs_error: Option<f64>,
+    /// Most pessimistic and most optimistic error of the rows.
+    pub min_error: Option<f64>,
+    pub max_error: Option<f64>,
+}
+
+impl Evidence {
+    /// "25.8 sequences in flight per replica at the last year's planned fleet; the accuracy
+    /// suite's 16 held-out …", as the terminal and the PDF say it.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} sequences in flight per replica at the last year's planned fleet; {}",
+            crate::format::grouped(self.sequences_per_replica, 1),
+            self.sentence()
+        )
+    }
+
+    /// "the accuracy suite's 16 held-out throughput rows of this kind of hardware at 13–52
+    /// sequences in flight missed by a median of 5.6 %, from −7.4 % to +8.3 %", or that it
+    /// has none there.
+    pub fn sentence(&self) -> String {
+        use crate::format::{grouped, percent, percent_change};
+        let band = format!(
+            "{}–{} sequences in flight",
+            grouped(self.band_low, 0),
+            grouped(self.band_high, 0)
+        );
+        match (self.median_abs_error, self.min_error, self.max_error) {
+            (Some(median), Some(low), Some(high)) => format!(
+                "the accuracy suite's {} held-out throughput {} of this kind of hardware at {band} missed by a median of {}, from {} to {}",
+                self.rows.len(),
+                if self.rows.len() == 1 { "row" } else { "rows" },
+                percent(median, 1),
+                percent_change(low, 1),
+                percent_change(high, 1)
+            ),
+            _ => format!(
+                "the accuracy suite has no held-out throughput row of this kind of hardware at {band}: the planner is untested there"
+            ),
+        }
+    }
+}
+
+/// [`Evidence`] for each `(kind, sequences per replica)` point, from the shipped table: each
+/// row near any point is predicted once.
+///
+/// # Errors
+/// When the shipped table or a profile it names does not load (a build defect).
+pub fn evidence(points: &[(UnitKind, f64)]) -> Result<Vec<Evidence>, InputError> {
+    let t = load(TABLE)?;
+    let mut profiles: BTreeMap<&str, Profile> = BTreeMap::new();
+    for r in &t.rows {
+        if !profiles.contains_key(r.profile.as_str()) {
+            profiles.insert(&r.profile, shipped_profile(&r.profile)?);
+        }
+    }
+    let band = |n: f64| (n / EVIDENCE_BAND, n * EVIDENCE_BAND);
+    let near = |r: &Row, (kind, n): (UnitKind, f64)| {
+        let (low, high) = band(n);
+        r.split == Split::HeldOut
+            && r.metric.throughput()
+            && profiles[r.profile.as_str()].kind == kind
+            && sequences_in_flight(r).is_some_and(|s| s >= low && s <= high)
+    };
+    let mut errors: BTreeMap<&str, f64> = BTreeMap::new();
+    for r in &t.rows {
+        if points.iter().any(|&p| near(r, p)) {
+            let predicted = predict(&t, r, &profiles[r.profile.as_str()])?;
+            errors.insert(&r.id, result(&t, r, predicted).error);
+        }
+    }
+    Ok(points
+        .iter()
+        .map(|&(kind, n)| {
+            let (band_low, band_high) = band(n);
+            let rows: Vec<EvidenceRow> = t
+                .rows
+                .iter()
+                .filter(|r| near(r, (kind, n)))
+                .map(|r| EvidenceRow {
+                    id: r.id.clone(),
+                    sequences: sequences_in_flight(r).unwrap_or(0.0),
+                    error: errors[r.id.as_str()],
+                })
+                .collect();
+            let abs: Vec<f64> = rows.iter().map(|r| r.error.abs()).collect();
+            let median_abs_error = (!abs.is_empty()).then(|| median(abs));
+            let signed = rows.iter().map(|r| r.error);
+            Evidence {
+                sequences_per_replica: n,
+                kind,
+                band_low,
+                band_high,
+                min_error: signed.clone().reduce(f64::min),
+                max_error: signed.reduce(f64::max),
+                median_abs_error,
+                rows,
+            }
+        })
+        .collect())
+}

@@ -173,6 +173,7 @@ fn run_scenario(args: &RunArgs, global: &GlobalArgs) -> Result<()> {
     let bar = Progress::new(shows_progress(global), Work::Planning);
     let mut results = results::plan(&scenario, method, &|done, total| bar.tick(done, total))?;
     bar.finish();
+    results::attach_evidence(&mut results)?;
     if !args.no_uncertainty {
         crate::uncertainty::attach(&scenario, &mut results, method, args.samples);
     }

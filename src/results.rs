@@ -208,6 +208,11 @@ pub struct TierResult {
     /// [`TierResult::judge`].
     pub slo_status_by_year: Vec<decision::SloStatus>,
     pub slo_status: decision::SloStatus,
+    /// Generative tiers: the last year's operating point (mean sequences in flight per replica
+    /// at the planned fleet's design run) and how the accuracy suite's held-out rows near it
+    /// fared. Filled by [`attach_evidence`]; `None` for classic tiers and before it runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suite_evidence: Option<crate::accuracy::Evidence>,
 }
 
 impl ScenarioSummary {
@@ -573,6 +578,7 @@ pub fn assemble(scenario: &Scenario, tiers: Vec<TierPlan>, capacity_method: &str
             utilization: vec![],
             slo_status_by_year: vec![],
             slo_status: decision::SloStatus::Met,
+            suite_evidence: None,
         });
     }
     let bounds = decision::Bounds {
@@ -1015,4 +1021,32 @@ fn recommend(scenario: &Scenario, tiers: &[TierResult]) -> Option<Recommendation
         margin_fraction,
         sentence,
     })
+}
+
+/// Give every generative tier its [`TierResult::suite_evidence`]: the accuracy suite's
+/// held-out rows near the last year's operating point, each predicted once. Kept out of
+/// [`plan`] (and the uncertainty analysis's re-plans): it reads the shipped table, not the
+/// scenario.
+///
+/// # Errors
+/// When the shipped accuracy table or a profile it names does not load (a build defect).
+pub fn attach_evidence(r: &mut RunResults) -> Result<(), crate::input::InputError> {
+    let points: Vec<(usize, (crate::hardware::UnitKind, f64))> = r
+        .tiers
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let llm = t.capacity.last()?.latency.as_ref()?.llm.as_ref()?;
+            let n = llm.mean_running_per_replica;
+            (n.is_finite() && n > 0.0).then_some((i, (t.kind, n)))
+        })
+        .collect();
+    if points.is_empty() {
+        return Ok(());
+    }
+    let found = crate::accuracy::evidence(&points.iter().map(|p| p.1).collect::<Vec<_>>())?;
+    for ((i, _), e) in points.into_iter().zip(found) {
+        r.tiers[i].suite_evidence = Some(e);
+    }
+    Ok(())
 }

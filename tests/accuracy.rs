@@ -1038,3 +1038,72 @@ fn the_trtllm_rows_run_the_8_bit_cache_their_figures_require() {
     assert_eq!(beaten.get("llama-3-8b"), Some(&11), "{beaten:?}");
     assert_eq!(beaten.get("llama-2-70b"), Some(&6), "{beaten:?}");
 }
+
+/// The evidence a report gives for an operating point is `tco-sim accuracy`'s own errors, on
+/// exactly the held-out throughput rows of that kind of hardware within half to twice its
+/// sequences in flight; the worst row (NIM's 8B at 250 clients) is in the evidence at its own
+/// concurrency, and a point no row is near says the planner is untested there.
+#[test]
+fn evidence_near_an_operating_point_is_the_suites_own_rows_and_errors() {
+    use tco_sim::hardware::UnitKind;
+    let t = table();
+    let report = accuracy::run(&t, false).expect("suite runs");
+    let worst = report
+        .rows
+        .iter()
+        .filter(|r| r.split == Split::HeldOut && r.metric.throughput())
+        .max_by(|a, b| a.error.abs().total_cmp(&b.error.abs()))
+        .expect("held-out throughput rows");
+    let worst_row = t.rows.iter().find(|r| r.id == worst.id).expect("its row");
+    let at = accuracy::sequences_in_flight(worst_row).expect("a generative row");
+    let points = [
+        (UnitKind::Gpu, at),
+        (UnitKind::Gpu, 6.0),
+        (UnitKind::Accelerator, 20.0),
+    ];
+    let found = accuracy::evidence(&points).expect("evidence");
+    assert_eq!(found.len(), points.len());
+    for (e, &(kind, n)) in found.iter().zip(&points) {
+        assert_eq!((e.kind, e.sequences_per_replica), (kind, n));
+        let expected: Vec<&str> = t
+            .rows
+            .iter()
+            .filter(|r| {
+                r.split == Split::HeldOut
+                    && r.metric.throughput()
+                    && accuracy::shipped_profile(&r.profile).expect("profile").kind == kind
+                    && accuracy::sequences_in_flight(r)
+                        .is_some_and(|s| s >= n / 2.0 && s <= n * 2.0)
+            })
+            .map(|r| r.id.as_str())
+            .collect();
+        let ids: Vec<&str> = e.rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, expected, "{kind:?} at {n}");
+        for r in &e.rows {
+            let suite = report
+                .rows
+                .iter()
+                .find(|x| x.id == r.id)
+                .expect("in the report");
+            assert_eq!(r.error, suite.error, "{}", r.id);
+        }
+        if e.rows.is_empty() {
+            assert!(e.sentence().contains("untested"), "{}", e.sentence());
+            assert_eq!(e.median_abs_error, None);
+        } else {
+            let lo = e.rows.iter().map(|r| r.error).fold(f64::INFINITY, f64::min);
+            let hi = e
+                .rows
+                .iter()
+                .map(|r| r.error)
+                .fold(f64::NEG_INFINITY, f64::max);
+            assert_eq!((e.min_error, e.max_error), (Some(lo), Some(hi)));
+            assert!(e.sentence().contains(&format!("{} held-out", e.rows.len())));
+        }
+    }
+    assert!(found[0].rows.iter().any(|r| r.id == worst.id));
+    assert_eq!(found[0].max_error, Some(worst.error));
+    assert!(!found[1].rows.is_empty());
+    // Inferentia2's generative rows are TPOT, not throughput: none near 20.
+    assert!(found[2].rows.is_empty());
+}

@@ -86,7 +86,7 @@ impl Case {
 #[test]
 fn runs_a_shipped_scenario_and_writes_its_files() {
     let dir = tempfile::tempdir().unwrap();
-    tco()
+    let run = tco()
         .arg(repo("scenarios/seed-8xh100.toml"))
         .arg("--out")
         .arg(dir.path())
@@ -95,10 +95,36 @@ fn runs_a_shipped_scenario_and_writes_its_files() {
         .stdout(predicate::str::contains("$871,912"))
         .stdout(predicate::str::contains("Recommendation:"))
         .stdout(predicate::str::contains("results.json"));
+    let out = String::from_utf8_lossy(&run.get_output().stdout).into_owned();
     let json: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("results.json")).unwrap()).unwrap();
     assert_eq!(json["schema_version"], 3);
     assert_eq!(json["tiers"].as_array().unwrap().len(), 2);
+    // Each generative tier's operating point and the accuracy suite's rows near it: in the
+    // JSON, and the same sentence in the terminal and the PDF.
+    let pdf = Command::new("pdftotext")
+        .arg(dir.path().join("report.pdf"))
+        .arg("-")
+        .output()
+        .expect("pdftotext (poppler-utils) runs");
+    let pdf = String::from_utf8_lossy(&pdf.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    for t in json["tiers"].as_array().unwrap() {
+        let e = &t["suite_evidence"];
+        let n = e["sequences_per_replica"]
+            .as_f64()
+            .expect("an operating point");
+        let rows = e["rows"].as_array().expect("rows").len();
+        assert!(n > 0.0 && rows > 0, "{e}");
+        let said = format!(
+            "{}: {n:.1} sequences in flight per replica at the last year's planned fleet; the accuracy suite's {rows} held-out throughput rows",
+            t["name"].as_str().unwrap()
+        );
+        assert!(out.contains(&said), "{said}\n{out}");
+        assert!(pdf.contains(&said), "{said}\n{pdf}");
+    }
     let csv = std::fs::read_to_string(dir.path().join("results.csv")).unwrap();
     // header + 1 on-prem + 3 cloud options, 5 years each
     assert_eq!(csv.lines().count(), 1 + 4 * 5);

@@ -350,3 +350,36 @@ fn an_oversized_kv_block_is_refused() {
         "{msg}"
     );
 }
+
+/// The mean sequences in flight per replica is the operating point. Every iteration takes 1 ms
+/// and a request (20 in, 50 out) runs 50 of them. With 24 clients kept in flight, no think time
+/// and room in the batch, a client's next request arrives as its last one ends and is admitted
+/// at the next iteration: each client's cycle is 1 ms waiting plus 50 running, so
+/// 24 × 50 / 51 = 23.53 run on average. When the batch holds only 8, it is always full.
+#[test]
+fn mean_running_per_replica_is_the_concurrency_or_the_batch_limit() {
+    let go = |max_batch: u32, clients: u32| {
+        let f = llm(1_000_000, max_batch, one_ms(), paged(16, None));
+        let c = sim::ClosedLoop {
+            clients,
+            think: sim::ThinkTime::None,
+            duration_s: 60.0,
+            max_requests: 1_000_000,
+        };
+        let r = sim::simulate_closed(&f, &run(5.0, 2, 11), &c, |_| {
+            std::iter::repeat(tok(0.0, 20, 50))
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        r.llm.expect("continuous batching reports LLM stats")
+    };
+    let roomy = go(64, 24);
+    assert!(
+        (roomy.mean_running_per_replica - 24.0 * 50.0 / 51.0).abs() < 0.02,
+        "{roomy:?}"
+    );
+    let full = go(8, 24);
+    assert!(
+        (full.mean_running_per_replica - 8.0).abs() < 0.02,
+        "{full:?}"
+    );
+}

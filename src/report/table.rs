@@ -187,6 +187,11 @@ pub fn render(r: &RunResults) -> String {
             out.push_str(&format!("  {}: {}\n", t.name, l.label()));
         }
     }
+    for t in &r.tiers {
+        if let Some(e) = &t.suite_evidence {
+            out.push_str(&format!("  {}: {}\n", t.name, e.summary()));
+        }
+    }
     out.push_str(&capacity_table(r));
     out.push_str(&cost_table(r));
     out.push_str(&efficiency_table(r));

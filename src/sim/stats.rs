@@ -376,6 +376,11 @@ pub struct LlmStats {
     pub preemptions: u64,
     /// Preemptions per measured completed request.
     pub preemptions_per_request: f64,
+    /// Time-average sequences admitted to a replica (prefilling or decoding) over the measured
+    /// window, per replica: (L − L_q) / replicas, the requests in the system less those waiting
+    /// for admission. The operating point the accuracy suite's rows are compared at (their
+    /// concurrency or batch).
+    pub mean_running_per_replica: f64,
 }
 
 /// Half-width of the 95 % confidence interval of the mean of `xs`:
@@ -708,6 +713,10 @@ impl Merger {
             .min(1.0),
             preemptions: self.preemptions,
             preemptions_per_request: ratio(self.preemptions as f64, counts.completed as f64),
+            mean_running_per_replica: ratio(
+                (little.l - ratio(self.area_q_s, window_s)).max(0.0),
+                kv.replicas as f64,
+            ),
         });
         SimReport {
             llm,

@@ -228,6 +228,7 @@ pub fn degenerate() -> RunResults {
                 utilization: vec![],
                 slo_status_by_year: vec![],
                 slo_status: tco_sim::results::decision::SloStatus::Met,
+                suite_evidence: None,
             },
             TierResult {
                 name: "No options".into(),
@@ -248,6 +249,7 @@ pub fn degenerate() -> RunResults {
                 utilization: vec![],
                 slo_status_by_year: vec![],
                 slo_status: tco_sim::results::decision::SloStatus::Met,
+                suite_evidence: None,
             },
         ],
         design_day_rps: vec![],

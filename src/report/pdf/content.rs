@@ -1040,6 +1040,9 @@ fn method(l: &mut Layout, r: &RunResults, charts: &ChartSet) {
     if let Some(b) = replicas_bullet(r) {
         l.bullet(&b, BODY);
     }
+    if let Some(b) = evidence_bullet(r) {
+        l.bullet(&b, BODY);
+    }
 
     l.heading("What the model leaves out", 2, 60.0);
     let mut caveats: Vec<String> = vec![];
@@ -1200,6 +1203,33 @@ fn replicas_bullet(r: &RunResults) -> Option<String> {
              parallel over several, paying two all-reduces per layer per iteration over the \
              unit's links (a fixed latency each, and the activations at the links' bandwidth). \
              {}.",
+            per_tier.join("; ")
+        )
+    })
+}
+
+/// Each generative tier's operating point and the accuracy suite's held-out rows near it, from
+/// results.json's `tiers[].suite_evidence` (the terminal prints the same
+/// [`crate::accuracy::Evidence::summary`]); `None` without a generative tier.
+fn evidence_bullet(r: &RunResults) -> Option<String> {
+    let per_tier: Vec<String> = r
+        .tiers
+        .iter()
+        .filter_map(|t| {
+            Some(format!(
+                "{}: {}",
+                t.name,
+                t.suite_evidence.as_ref()?.summary()
+            ))
+        })
+        .collect();
+    (!per_tier.is_empty()).then(|| {
+        format!(
+            "Accuracy near the operating point: how far the planner missed published throughputs \
+             it was not tuned on (`tco-sim accuracy`), on the same kind of hardware with half to \
+             twice the sequences in flight (their concurrency, or their batch) that each tier \
+             runs per replica. A positive error is optimistic: the planner predicted more than \
+             was measured. {}.",
             per_tier.join("; ")
         )
     })
