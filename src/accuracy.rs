@@ -1252,14 +1252,20 @@ fn throughput_spread(
     })
 }
 
-/// Predict every row with the shipped profiles; with `with_fit`, also re-run the fit.
-pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
+/// The shipped profile of every row of `t`, by name, each loaded once.
+fn profiles_of(t: &Table) -> Result<BTreeMap<&str, Profile>, InputError> {
     let mut profiles: BTreeMap<&str, Profile> = BTreeMap::new();
     for r in &t.rows {
         if !profiles.contains_key(r.profile.as_str()) {
             profiles.insert(&r.profile, shipped_profile(&r.profile)?);
         }
     }
+    Ok(profiles)
+}
+
+/// Predict every row with the shipped profiles; with `with_fit`, also re-run the fit.
+pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
+    let profiles = profiles_of(t)?;
     let rows = t
         .rows
         .iter()
@@ -1634,12 +1640,7 @@ impl Evidence {
 /// When the shipped table or a profile it names does not load (a build defect).
 pub fn evidence(points: &[(UnitKind, f64)]) -> Result<Vec<Evidence>, InputError> {
     let t = load(TABLE)?;
-    let mut profiles: BTreeMap<&str, Profile> = BTreeMap::new();
-    for r in &t.rows {
-        if !profiles.contains_key(r.profile.as_str()) {
-            profiles.insert(&r.profile, shipped_profile(&r.profile)?);
-        }
-    }
+    let profiles = profiles_of(&t)?;
     let band = |n: f64| (n / EVIDENCE_BAND, n * EVIDENCE_BAND);
     let near = |r: &Row, (kind, n): (UnitKind, f64)| {
         let (low, high) = band(n);
