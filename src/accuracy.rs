@@ -536,6 +536,39 @@ pub struct SourceSummary {
     pub max_abs_error: f64,
 }
 
+/// Median and largest |error| of the held-out generative throughput rows run at a band of
+/// sequences in flight ([`sequences_in_flight`]): where, by load, the planner is good.
+#[derive(Debug, Clone, Serialize)]
+pub struct InFlightSummary {
+    /// Sequences in flight, inclusive: `low`..=`high` (`None`: no upper end).
+    pub low: u32,
+    pub high: Option<u32>,
+    pub rows: usize,
+    pub median_abs_error: f64,
+    pub max_abs_error: f64,
+    /// Mean signed error: positive, the planner predicts more than was measured.
+    pub mean_error: f64,
+}
+
+impl InFlightSummary {
+    /// "17–64", "257+".
+    pub fn label(&self) -> String {
+        match self.high {
+            Some(h) => format!("{}–{h}", self.low),
+            None => format!("{}+", self.low),
+        }
+    }
+}
+
+/// The bands of [`InFlightSummary`]: powers of four.
+pub const IN_FLIGHT_BANDS: [(u32, Option<u32>); 5] = [
+    (1, Some(4)),
+    (5, Some(16)),
+    (17, Some(64)),
+    (65, Some(256)),
+    (257, None),
+];
+
 /// How far the held-out throughput predictions scatter around the published figures, in ln
 /// terms — over all of them, or those on one kind of hardware: the spread the uncertainty
 /// analysis gives fitted constants ([`crate::uncertainty::ranges::fit_log_sd`]).
@@ -582,6 +615,9 @@ pub struct Report {
     pub by_figure: Vec<FigureSummary>,
     /// Over the held-out rows of each source, most rows first.
     pub by_source: Vec<SourceSummary>,
+    /// Over the held-out generative throughput rows of each band of sequences in flight that
+    /// has any, in band order.
+    pub by_in_flight: Vec<InFlightSummary>,
     /// Over the held-out throughput rows.
     pub held_out_throughput_spread: Option<Spread>,
     /// Over the held-out throughput rows of each kind of hardware that has any.
@@ -1226,6 +1262,40 @@ fn by_source(rows: &[RowResult]) -> Vec<SourceSummary> {
     out
 }
 
+/// [`Report::by_in_flight`]: `rows` are `t.rows`' results, in the same order.
+fn by_in_flight(t: &Table, rows: &[RowResult]) -> Vec<InFlightSummary> {
+    IN_FLIGHT_BANDS
+        .into_iter()
+        .filter_map(|(low, high)| {
+            let in_band = |r: &Row| {
+                sequences_in_flight(r)
+                    .is_some_and(|n| n >= f64::from(low) && high.is_none_or(|h| n <= f64::from(h)))
+            };
+            let errors: Vec<f64> = t
+                .rows
+                .iter()
+                .zip(rows)
+                .filter(|(row, res)| {
+                    res.split == Split::HeldOut && res.metric.throughput() && in_band(row)
+                })
+                .map(|(_, res)| res.error)
+                .collect();
+            if errors.is_empty() {
+                return None;
+            }
+            let n = errors.len();
+            Some(InFlightSummary {
+                low,
+                high,
+                rows: n,
+                mean_error: errors.iter().sum::<f64>() / n as f64,
+                max_abs_error: errors.iter().fold(0.0, |m, e| e.abs().max(m)),
+                median_abs_error: median(errors.iter().map(|e| e.abs()).collect()),
+            })
+        })
+        .collect()
+}
+
 /// The spread of the held-out throughput rows whose profile is of `kind` (every row: `None`).
 fn throughput_spread(
     rows: &[RowResult],
@@ -1279,6 +1349,7 @@ pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
     let all_held_out = summarize(&rows, None);
     let by_figure = by_figure(&rows);
     let by_source = by_source(&rows);
+    let by_in_flight = by_in_flight(t, &rows);
     let held_out_throughput_spread = throughput_spread(&rows, &profiles, None);
     let held_out_throughput_spread_by_kind = [UnitKind::Gpu, UnitKind::Accelerator, UnitKind::Cpu]
         .into_iter()
@@ -1291,6 +1362,7 @@ pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
         all_held_out,
         by_figure,
         by_source,
+        by_in_flight,
         held_out_throughput_spread,
         held_out_throughput_spread_by_kind,
         fit,
@@ -1501,6 +1573,21 @@ pub fn render(rep: &Report) -> String {
                 x.max_abs_error,
             ));
             s.push('\n');
+        }
+    }
+    if !rep.by_in_flight.is_empty() {
+        s.push_str(
+            "\nHeld-out generative throughput rows by sequences in flight (their concurrency, else their batch; error = predicted / published - 1):\n",
+        );
+        let labels: Vec<String> = rep
+            .by_in_flight
+            .iter()
+            .map(InFlightSummary::label)
+            .collect();
+        let w = widest(labels.iter().map(String::as_str));
+        for (x, label) in rep.by_in_flight.iter().zip(&labels) {
+            s.push_str(&line(label, w, x.rows, x.median_abs_error, x.max_abs_error));
+            s.push_str(&format!("  mean {:+.1} %\n", x.mean_error * 100.0));
         }
     }
     if let Some(sp) = &rep.held_out_throughput_spread {

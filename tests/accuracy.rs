@@ -1107,3 +1107,52 @@ fn evidence_near_an_operating_point_is_the_suites_own_rows_and_errors() {
     // Inferentia2's generative rows are TPOT, not throughput: none near 20.
     assert!(found[2].rows.is_empty());
 }
+
+/// The by-load summary partitions the held-out generative throughput rows into its bands, and
+/// each band's figures are those of its rows' errors.
+#[test]
+fn held_out_generative_rows_by_sequences_in_flight_partition_and_hold_their_errors() {
+    let t = table();
+    let report = accuracy::run(&t, false).expect("suite runs");
+    let generative: Vec<(f64, f64)> = t
+        .rows
+        .iter()
+        .zip(&report.rows)
+        .filter(|(_, r)| r.split == Split::HeldOut && r.metric.throughput())
+        .filter_map(|(row, r)| Some((accuracy::sequences_in_flight(row)?, r.error)))
+        .collect();
+    assert!(generative.len() >= 80, "{}", generative.len());
+    let total: usize = report.by_in_flight.iter().map(|b| b.rows).sum();
+    assert_eq!(total, generative.len());
+    for b in &report.by_in_flight {
+        let mut errs: Vec<f64> = generative
+            .iter()
+            .filter(|(n, _)| *n >= f64::from(b.low) && b.high.is_none_or(|h| *n <= f64::from(h)))
+            .map(|&(_, e)| e)
+            .collect();
+        assert_eq!(errs.len(), b.rows, "{}", b.label());
+        let mean = errs.iter().sum::<f64>() / errs.len() as f64;
+        assert!((mean - b.mean_error).abs() < 1e-12, "{}", b.label());
+        let max = errs.iter().fold(0.0_f64, |m, e| m.max(e.abs()));
+        assert_eq!(max, b.max_abs_error, "{}", b.label());
+        errs.iter_mut().for_each(|e| *e = e.abs());
+        errs.sort_by(f64::total_cmp);
+        let k = errs.len();
+        let median = if k % 2 == 1 {
+            errs[k / 2]
+        } else {
+            (errs[k / 2 - 1] + errs[k / 2]) / 2.0
+        };
+        assert!((median - b.median_abs_error).abs() < 1e-12, "{}", b.label());
+    }
+    // The worst held-out row sits in the band past 64 sequences, as the README says.
+    let worst = report
+        .by_in_flight
+        .iter()
+        .max_by(|a, b| a.max_abs_error.total_cmp(&b.max_abs_error))
+        .expect("bands");
+    assert_eq!((worst.low, worst.high), (65, Some(256)));
+    let out = accuracy::render(&report);
+    assert!(out.contains("by sequences in flight"), "{out}");
+    assert!(out.contains("65–256"), "{out}");
+}
