@@ -1262,35 +1262,35 @@ fn by_source(rows: &[RowResult]) -> Vec<SourceSummary> {
     out
 }
 
-/// [`Report::by_in_flight`]: `rows` are `t.rows`' results, in the same order.
+/// [`Report::by_in_flight`], over `rows`, the results of `t`'s rows.
 fn by_in_flight(t: &Table, rows: &[RowResult]) -> Vec<InFlightSummary> {
+    let sequences: BTreeMap<&str, f64> = t
+        .rows
+        .iter()
+        .filter_map(|r| Some((r.id.as_str(), sequences_in_flight(r)?)))
+        .collect();
     IN_FLIGHT_BANDS
         .into_iter()
         .filter_map(|(low, high)| {
-            let in_band = |r: &Row| {
-                sequences_in_flight(r)
-                    .is_some_and(|n| n >= f64::from(low) && high.is_none_or(|h| n <= f64::from(h)))
+            let in_band = |r: &RowResult| {
+                r.metric.throughput()
+                    && sequences.get(r.id.as_str()).is_some_and(|&n| {
+                        n >= f64::from(low) && high.is_none_or(|h| n <= f64::from(h))
+                    })
             };
-            let errors: Vec<f64> = t
-                .rows
+            let (n, median_abs_error, max_abs_error) = held_out_errors(rows, in_band)?;
+            let sum: f64 = rows
                 .iter()
-                .zip(rows)
-                .filter(|(row, res)| {
-                    res.split == Split::HeldOut && res.metric.throughput() && in_band(row)
-                })
-                .map(|(_, res)| res.error)
-                .collect();
-            if errors.is_empty() {
-                return None;
-            }
-            let n = errors.len();
+                .filter(|r| r.split == Split::HeldOut && in_band(r))
+                .map(|r| r.error)
+                .sum();
             Some(InFlightSummary {
                 low,
                 high,
                 rows: n,
-                mean_error: errors.iter().sum::<f64>() / n as f64,
-                max_abs_error: errors.iter().fold(0.0, |m, e| e.abs().max(m)),
-                median_abs_error: median(errors.iter().map(|e| e.abs()).collect()),
+                median_abs_error,
+                max_abs_error,
+                mean_error: sum / n as f64,
             })
         })
         .collect()
