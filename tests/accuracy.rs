@@ -984,6 +984,56 @@ fn the_trtllm_rows_run_trtllm_bench_s_heuristic_batch() {
     }
 }
 
+/// The TensorRT-LLM 0.17 rows (data/accuracy.toml, their rule) run the engine `trtllm-bench
+/// build --dataset` of that release would build: max_batch_size from calc_engine_setting at its
+/// default KV fraction 0.95, with the weights counted in 1e9-byte GB against NVML's GiB as that
+/// code does, and the 8-bit cache the page states. All 88 cells of the two models on H100 and
+/// H200, held-out when committed.
+#[test]
+fn the_trtllm_017_rows_run_their_build_heuristic_batch() {
+    use tco_sim::hardware::Precision;
+    let t = table();
+    let rows = rows_where(&t, |r| r.source == "trtllm-v017-perf-overview");
+    assert_eq!(rows.len(), 88);
+    let on = |p: &str| rows.iter().filter(|r| r.profile == p).count();
+    assert_eq!((on("hgx-h100-8x"), on("hgx-h200-8x")), (43, 45));
+    const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+    for r in rows {
+        assert_eq!(r.metric, accuracy::Metric::TokensOffline, "{}", r.id);
+        assert_eq!(r.chunked_prefill, Some(false), "{}", r.id);
+        assert_eq!(r.max_batched_tokens, None, "{}", r.id);
+        assert_eq!(
+            r.kv_allocation,
+            Some(tco_sim::hardware::KvAllocationChoice::Reserve),
+            "{}",
+            r.id
+        );
+        assert_eq!(r.kv_cache_precision, Some(Precision::Fp8), "{}", r.id);
+        assert_eq!(r.chips, r.tensor_parallel, "{}", r.id);
+        let device_gib = match r.profile.as_str() {
+            "hgx-h100-8x" => 81_559.0 / 1024.0,
+            "hgx-h200-8x" => 143_771.0 / 1024.0,
+            p => panic!("{}: profile {p}", r.id),
+        };
+        let (layers, params) = checkpoint(&r.workload);
+        let tp = f64::from(r.tensor_parallel.unwrap());
+        let bytes_per_token_gib = 2.0 * layers * tp.max(8.0) * 128.0 * 1.0 / GIB;
+        let available = device_gib * tp - params / 1e9;
+        let seq = f64::from(r.prompt_tokens.unwrap() + r.output_tokens.unwrap());
+        let requests = available * 0.95 / bytes_per_token_gib / seq;
+        assert!(available > 0.0 && requests >= 1.0, "{}", r.id);
+        let raw = requests.min(4096.0);
+        let batch = if raw < 256.0 {
+            (32.0 * (raw / 32.0).ceil()).max(64.0)
+        } else if raw < 1024.0 {
+            128.0 * (raw / 128.0).ceil()
+        } else {
+            256.0 * (raw / 256.0).ceil()
+        };
+        assert_eq!(f64::from(r.batch.unwrap()), batch, "{}", r.id);
+    }
+}
+
 /// Layers and parameters of the TensorRT-LLM rows' checkpoints (their configs: Llama 3.1 8B,
 /// 8,030,261,248; Llama 3.3 70B, 70,553,706,496), by the preset each row runs.
 fn checkpoint(workload: &str) -> (f64, f64) {
