@@ -152,7 +152,9 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-05 (`tco-sim accuracy`: 194
+/// The pooled held-out error, held to what was measured on 2026-12-06 (`tco-sim accuracy`: 282
+/// rows, median 8.3 %, max 67.0 % with the 88 blind TensorRT-LLM 0.17 rows, whose worst is the
+/// 70B on one H100, where the planner's KV cache holds a fraction of the engine's; 194
 /// rows, median 7.6 %, max 61.4 % with the 40 TensorRT-LLM perf-overview rows, 6.4 % / 39.7 %
 /// among themselves once they run the 8-bit cache their figures require (34.1 % / 50.3 %, all
 /// low, with the 16-bit cache committed first); 154
@@ -170,13 +172,13 @@ fn the_table_prints_with_a_summary() {
 fn held_out_error_is_held_to_its_measured_level() {
     let rep = accuracy::run(&table(), false).unwrap();
     let a = rep.all_held_out.unwrap();
-    assert!(a.rows >= 194, "{} held-out rows", a.rows);
+    assert!(a.rows >= 282, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.076 + 0.005,
+        a.median_abs_error <= 0.083 + 0.005,
         "median {}",
         a.median_abs_error
     );
-    assert!(a.max_abs_error <= 0.614 + 0.005, "max {}", a.max_abs_error);
+    assert!(a.max_abs_error <= 0.670 + 0.005, "max {}", a.max_abs_error);
     assert!(
         !(a.median_abs_error <= accuracy::BOUND_MEDIAN && a.max_abs_error <= accuracy::BOUND_MAX),
         "the pooled error is back within issue 10's bound: say so in the README and here"
@@ -185,7 +187,9 @@ fn held_out_error_is_held_to_its_measured_level() {
 
 /// The per-figure summary (throughput alone, under a latency bound, TTFT/TPOT) partitions the
 /// held-out rows, is computed from them, and says whether each figure meets the bound. Held to
-/// the figures measured 2026-12-05 (`tco-sim accuracy`: 7.1 %, 10.9 %, 8.1 % median; 61.4 %,
+/// the figures measured 2026-12-06 (`tco-sim accuracy`: 8.2 %, 10.9 %, 8.1 % median; 67.0 %,
+/// 20.6 %, 49.8 % max with the 88 blind TensorRT-LLM 0.17 rows, all throughput alone; 7.1 %,
+/// 10.9 %, 8.1 % median; 61.4 %,
 /// 20.6 %, 49.8 % max with the 40 TensorRT-LLM perf-overview rows, all throughput alone; 7.7 %
 /// throughput median before them, with the 30 blind NIM rows past 100 clients; 5.8 % and 5.4 % median,
 /// 46.6 % throughput max before them, since the NIM rows run the 8-bit KV cache their
@@ -232,7 +236,7 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
             f.figure
         );
         let (median_then, max_then) = match f.figure {
-            Figure::Throughput => (0.071, 0.614),
+            Figure::Throughput => (0.082, 0.670),
             Figure::ThroughputUnderBound => (0.109, 0.206),
             Figure::Latency => (0.081, 0.498),
         };
@@ -1091,7 +1095,7 @@ fn the_trtllm_rows_run_the_8_bit_cache_their_figures_require() {
 
 /// The evidence a report gives for an operating point is `tco-sim accuracy`'s own errors, on
 /// exactly the held-out throughput rows of that kind of hardware within half to twice its
-/// sequences in flight; the worst row (NIM's 8B at 250 clients) is in the evidence at its own
+/// sequences in flight; the worst row (TensorRT-LLM 0.17's 70B on one H100, batch 64) is in the evidence at its own
 /// concurrency, and a point no row is near says the planner is untested there.
 #[test]
 fn evidence_near_an_operating_point_is_the_suites_own_rows_and_errors() {
@@ -1152,7 +1156,12 @@ fn evidence_near_an_operating_point_is_the_suites_own_rows_and_errors() {
         }
     }
     assert!(found[0].rows.iter().any(|r| r.id == worst.id));
-    assert_eq!(found[0].max_error, Some(worst.error));
+    let extreme = if worst.error < 0.0 {
+        found[0].min_error
+    } else {
+        found[0].max_error
+    };
+    assert_eq!(extreme, Some(worst.error));
     assert!(!found[1].rows.is_empty());
     // Inferentia2's generative rows are TPOT, not throughput: none near 20.
     assert!(found[2].rows.is_empty());
@@ -1195,13 +1204,20 @@ fn held_out_generative_rows_by_sequences_in_flight_partition_and_hold_their_erro
         };
         assert!((median - b.median_abs_error).abs() < 1e-12, "{}", b.label());
     }
-    // The worst held-out row sits in the band past 64 sequences, as the README says.
+    // The worst held-out row (the 70B on one H100, its engine's batch 64) sits in the band of
+    // 17-64 sequences, as the README says; the worst median is past 64 (NIM's clients).
     let worst = report
         .by_in_flight
         .iter()
         .max_by(|a, b| a.max_abs_error.total_cmp(&b.max_abs_error))
         .expect("bands");
-    assert_eq!((worst.low, worst.high), (65, Some(256)));
+    assert_eq!((worst.low, worst.high), (17, Some(64)));
+    let worst_median = report
+        .by_in_flight
+        .iter()
+        .max_by(|a, b| a.median_abs_error.total_cmp(&b.median_abs_error))
+        .expect("bands");
+    assert_eq!((worst_median.low, worst_median.high), (65, Some(256)));
     let out = accuracy::render(&report);
     assert!(out.contains("by sequences in flight"), "{out}");
     assert!(out.contains("65–256"), "{out}");
