@@ -130,6 +130,11 @@ pub enum Metric {
     /// Mean time per output token (inter-token latency) with `concurrency` requests kept in
     /// flight \[ms\].
     TpotAtConcurrency,
+    /// Mean time to first token over `requests` requests sent as a Poisson stream at
+    /// `request_rate` (open loop: a serving benchmark's "QPS") \[ms\].
+    TtftAtRate,
+    /// Mean time per output token over the same open-loop run \[ms\].
+    TpotAtRate,
 }
 
 impl Metric {
@@ -143,19 +148,25 @@ impl Metric {
             Metric::TokensAtConcurrency => "tokens-at-concurrency",
             Metric::TtftAtConcurrency => "ttft-at-concurrency",
             Metric::TpotAtConcurrency => "tpot-at-concurrency",
+            Metric::TtftAtRate => "ttft-at-rate",
+            Metric::TpotAtRate => "tpot-at-rate",
         }
     }
     pub fn unit(self) -> &'static str {
         match self {
             Metric::Offline | Metric::Server => "samples/s",
-            Metric::Tpot | Metric::TtftAtConcurrency | Metric::TpotAtConcurrency => "ms",
+            Metric::Tpot
+            | Metric::TtftAtConcurrency
+            | Metric::TpotAtConcurrency
+            | Metric::TtftAtRate
+            | Metric::TpotAtRate => "ms",
             Metric::TokensOffline | Metric::TokensServer | Metric::TokensAtConcurrency => {
                 "tokens/s"
             }
         }
     }
     /// Every metric, in the order the summary lists them.
-    pub const ALL: [Metric; 8] = [
+    pub const ALL: [Metric; 10] = [
         Metric::Offline,
         Metric::Server,
         Metric::Tpot,
@@ -164,6 +175,8 @@ impl Metric {
         Metric::TokensAtConcurrency,
         Metric::TtftAtConcurrency,
         Metric::TpotAtConcurrency,
+        Metric::TtftAtRate,
+        Metric::TpotAtRate,
     ];
     /// Whether the metric measures a generative model (needs token counts).
     pub fn generative(self) -> bool {
@@ -181,8 +194,17 @@ impl Metric {
                 Figure::Throughput
             }
             Metric::Server | Metric::TokensServer => Figure::ThroughputUnderBound,
-            Metric::Tpot | Metric::TtftAtConcurrency | Metric::TpotAtConcurrency => Figure::Latency,
+            Metric::Tpot
+            | Metric::TtftAtConcurrency
+            | Metric::TpotAtConcurrency
+            | Metric::TtftAtRate
+            | Metric::TpotAtRate => Figure::Latency,
         }
+    }
+    /// Whether the metric is measured on a Poisson stream of a fixed number of requests at a
+    /// given rate (open loop).
+    pub fn at_rate(self) -> bool {
+        matches!(self, Metric::TtftAtRate | Metric::TpotAtRate)
     }
     /// Whether the metric is measured with a fixed number of requests in flight.
     pub fn closed_loop(self) -> bool {
@@ -436,6 +458,14 @@ pub struct Row {
     /// Requests kept in flight on the published system (closed-loop rows).
     #[serde(default)]
     pub concurrency: Option<u32>,
+    /// Open-loop rows (ttft/tpot-at-rate): the benchmark's request rate \[requests/s\], sent
+    /// as a Poisson stream.
+    #[serde(default)]
+    pub request_rate: Option<f64>,
+    /// Open-loop rows: how many requests the benchmark sent; the published means are over all
+    /// of them, so the run is simulated from empty to its last completion.
+    #[serde(default)]
+    pub requests: Option<u32>,
     /// Chips (GPUs) of the published system when it has fewer than one unit of the profile
     /// (a 2-GPU NIM run predicted with an 8-GPU profile): a configuration, not a fitted constant.
     #[serde(default)]
@@ -678,6 +708,19 @@ pub fn load(text: &str) -> Result<Table, InputError> {
             return Err(here(
                 "a closed-loop row (tokens/ttft/tpot-at-concurrency) needs concurrency ≥ 1; other rows none",
             ));
+        }
+        match (r.request_rate, r.requests) {
+            (Some(rate), Some(n)) if r.metric.at_rate() => {
+                if !(rate.is_finite() && rate > 0.0) || n == 0 {
+                    return Err(here("request_rate must be > 0 and requests ≥ 1"));
+                }
+            }
+            (None, None) if !r.metric.at_rate() => {}
+            _ => {
+                return Err(here(
+                    "an open-loop row (ttft/tpot-at-rate) needs request_rate and requests; other rows neither",
+                ));
+            }
         }
         if r.chips == Some(0) {
             return Err(here("chips must be ≥ 1"));
@@ -957,7 +1000,63 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
                 _ => mean_ms(&rep.tpot)?,
             }
         }
+        Metric::TtftAtRate | Metric::TpotAtRate => {
+            let rate = r.request_rate.unwrap_or(0.0);
+            let requests = u64::from(r.requests.unwrap_or(0));
+            let rep = open_loop_at_rate(&plan, &w, r.units, rate, requests, SEED)
+                .map_err(|e| table_error(format!("row `{}`: {e}", r.id)))?;
+            let stats = match r.metric {
+                Metric::TtftAtRate => rep.ttft,
+                _ => rep.tpot,
+            };
+            stats.map(|l| l.mean.value_s * 1e3).ok_or_else(|| {
+                table_error(format!(
+                    "row `{}`: the open-loop run measured no token latencies",
+                    r.id
+                ))
+            })?
+        }
     })
+}
+
+/// `units` units of `plan` fed `requests` requests of the workload's mean token counts as a
+/// Poisson stream at `rate` \[req/s\] (a serving benchmark at a fixed "QPS"), from an empty
+/// system to the last completion, every request measured — as the benchmark averages over all
+/// it sent. Past the fleet's capacity the queue grows for the run's length, as it did on the
+/// benchmark.
+///
+/// # Errors
+/// When the simulator refuses the run (a message naming why).
+pub fn open_loop_at_rate(
+    plan: &ServicePlan,
+    w: &Workload,
+    units: u32,
+    rate: f64,
+    requests: u64,
+    seed: u64,
+) -> Result<sim::SimReport, String> {
+    let (i, o) = w.mean_tokens();
+    let fleet = FleetSpec {
+        units: units.max(1),
+        server: server_model(plan),
+        dispatch: Dispatch::SharedQueue,
+        queue_cap: None,
+        timeout_s: None,
+    };
+    let run = RunSpec {
+        warmup_s: 0.0,
+        replications: 1,
+        seed,
+        quantiles: vec![],
+    };
+    sim::simulate(&fleet, &run, |rep| {
+        PoissonArrivals::new(seed, rep, rate, requests).map(move |mut r| {
+            r.input_tokens = i;
+            r.output_tokens = o;
+            r
+        })
+    })
+    .map_err(|e| format!("the simulator refused the open-loop run: {e}"))
 }
 
 fn output_of(r: &Row) -> f64 {

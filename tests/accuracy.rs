@@ -1038,6 +1038,95 @@ fn the_trtllm_017_rows_run_their_build_heuristic_batch() {
     }
 }
 
+/// The open-loop rows (data/accuracy.toml, their rule): every finite-QPS point of the online
+/// serving table, a mean TTFT and a mean ITL each, 500 Poisson requests at the point's rate, as
+/// the backend's defaults run them; held-out.
+#[test]
+fn the_online_serving_rows_are_every_finite_rate_point_twice() {
+    let t = table();
+    let rows = rows_where(&t, |r| r.source == "trtllm-online-serving");
+    assert_eq!(rows.len(), 120);
+    let mut points: BTreeSet<(String, u32, u32, u64)> = BTreeSet::new();
+    for r in &rows {
+        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        assert!(r.metric.at_rate(), "{}", r.id);
+        assert_eq!(r.requests, Some(500), "{}", r.id);
+        assert_eq!(r.chunked_prefill, Some(false), "{}", r.id);
+        assert_eq!(r.kv_cache_precision, None, "{}: BF16 cache", r.id);
+        assert_eq!(r.precision, tco_sim::hardware::Precision::Fp16, "{}", r.id);
+        let rate = r.request_rate.unwrap();
+        assert!([2.0, 4.0, 8.0, 16.0, 32.0].contains(&rate), "{}", r.id);
+        points.insert((
+            format!("{}/{}", r.profile, r.workload),
+            r.prompt_tokens.unwrap(),
+            r.output_tokens.unwrap(),
+            rate as u64,
+        ));
+    }
+    // 2 GPUs x 2 models x 3 lengths x 5 rates, each point a TTFT row and an ITL row.
+    assert_eq!(points.len(), 60);
+    let ttft = rows
+        .iter()
+        .filter(|r| r.metric == accuracy::Metric::TtftAtRate)
+        .count();
+    assert_eq!(ttft, 60);
+}
+
+/// An open-loop row without its rate, or a rate on another metric, is refused by name.
+#[test]
+fn an_open_loop_row_needs_its_rate_and_only_it_has_one() {
+    let e = refused_with("request_rate = 2.0\n", "");
+    assert!(e.contains("request_rate and requests"), "{e}");
+    let e = refused_with("requests = 500\n", "requests = 0\n");
+    assert!(e.contains("requests ≥ 1"), "{e}");
+    let e = refused_with(
+        "metric = \"tokens-offline\"\n",
+        "metric = \"tokens-offline\"\nrequest_rate = 1.0\nrequests = 10\n",
+    );
+    assert!(e.contains("other rows neither"), "{e}");
+}
+
+/// At a rate so low that no two requests overlap, the open-loop run's mean time per output
+/// token is a lone sequence's decode step at its mean context — what a `tpot` row at batch 1
+/// predicts — within the per-iteration spread; and a rate near the fleet's capacity waits
+/// longer for the first token than a trickle does.
+#[test]
+fn a_trickle_of_open_loop_requests_decodes_alone() {
+    let t = table();
+    let row = t
+        .rows
+        .iter()
+        .find(|r| r.id == "trtllm014-online-h100-llama31-8b-tp1-467-256-qps2-tpot")
+        .expect("the row");
+    let profile = accuracy::shipped_profile(&row.profile).unwrap();
+    let mut trickle = row.clone();
+    trickle.request_rate = Some(0.01);
+    trickle.requests = Some(40);
+    let open = accuracy::predict(&t, &trickle, &profile).unwrap();
+    let mut lone = row.clone();
+    lone.metric = accuracy::Metric::Tpot;
+    lone.batch = Some(1);
+    lone.request_rate = None;
+    lone.requests = None;
+    lone.chunked_prefill = None;
+    lone.kv_allocation = None;
+    let step = accuracy::predict(&t, &lone, &profile).unwrap();
+    assert!(
+        (open / step - 1.0).abs() < 0.03,
+        "open loop {open} ms, lone step {step} ms"
+    );
+    let mut first = trickle.clone();
+    first.metric = accuracy::Metric::TtftAtRate;
+    let ttft_trickle = accuracy::predict(&t, &first, &profile).unwrap();
+    first.request_rate = Some(60.0);
+    first.requests = Some(500);
+    let ttft_busy = accuracy::predict(&t, &first, &profile).unwrap();
+    assert!(
+        ttft_busy > ttft_trickle,
+        "{ttft_busy} ms busy, {ttft_trickle} ms alone"
+    );
+}
+
 /// Layers and parameters of the TensorRT-LLM rows' checkpoints (their configs: Llama 3.1 8B,
 /// 8,030,261,248; Llama 3.3 70B, 70,553,706,496), by the preset each row runs.
 fn checkpoint(workload: &str) -> (f64, f64) {
