@@ -152,7 +152,9 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-06 (`tco-sim accuracy`: 282
+/// The pooled held-out error, held to what was measured on 2026-12-06 (`tco-sim accuracy`: 402
+/// rows, median 8.5 %, max 127.6 % with the 120 blind open-loop TensorRT-LLM rows, whose worst
+/// is the 70B's mean TTFT at 32 requests/s, where the planner's prefill runs near saturation; 282
 /// rows, median 8.3 %, max 67.0 % with the 88 blind TensorRT-LLM 0.17 rows, whose worst is the
 /// 70B on one H100, where the planner's KV cache holds a fraction of the engine's; 194
 /// rows, median 7.6 %, max 61.4 % with the 40 TensorRT-LLM perf-overview rows, 6.4 % / 39.7 %
@@ -172,13 +174,13 @@ fn the_table_prints_with_a_summary() {
 fn held_out_error_is_held_to_its_measured_level() {
     let rep = accuracy::run(&table(), false).unwrap();
     let a = rep.all_held_out.unwrap();
-    assert!(a.rows >= 282, "{} held-out rows", a.rows);
+    assert!(a.rows >= 402, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.083 + 0.005,
+        a.median_abs_error <= 0.085 + 0.005,
         "median {}",
         a.median_abs_error
     );
-    assert!(a.max_abs_error <= 0.670 + 0.005, "max {}", a.max_abs_error);
+    assert!(a.max_abs_error <= 1.276 + 0.005, "max {}", a.max_abs_error);
     assert!(
         !(a.median_abs_error <= accuracy::BOUND_MEDIAN && a.max_abs_error <= accuracy::BOUND_MAX),
         "the pooled error is back within issue 10's bound: say so in the README and here"
@@ -187,8 +189,9 @@ fn held_out_error_is_held_to_its_measured_level() {
 
 /// The per-figure summary (throughput alone, under a latency bound, TTFT/TPOT) partitions the
 /// held-out rows, is computed from them, and says whether each figure meets the bound. Held to
-/// the figures measured 2026-12-06 (`tco-sim accuracy`: 8.2 %, 10.9 %, 8.1 % median; 67.0 %,
-/// 20.6 %, 49.8 % max with the 88 blind TensorRT-LLM 0.17 rows, all throughput alone; 7.1 %,
+/// the figures measured 2026-12-06 (`tco-sim accuracy`: 8.2 %, 10.9 %, 8.8 % median; 67.0 %,
+/// 20.6 %, 127.6 % max with the 120 blind open-loop rows, all TTFT/TPOT; 8.1 % / 49.8 % for
+/// TTFT/TPOT before them and with the 88 blind TensorRT-LLM 0.17 rows, all throughput alone; 7.1 %,
 /// 10.9 %, 8.1 % median; 61.4 %,
 /// 20.6 %, 49.8 % max with the 40 TensorRT-LLM perf-overview rows, all throughput alone; 7.7 %
 /// throughput median before them, with the 30 blind NIM rows past 100 clients; 5.8 % and 5.4 % median,
@@ -238,7 +241,7 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
         let (median_then, max_then) = match f.figure {
             Figure::Throughput => (0.082, 0.670),
             Figure::ThroughputUnderBound => (0.109, 0.206),
-            Figure::Latency => (0.081, 0.498),
+            Figure::Latency => (0.088, 1.276),
         };
         assert!(
             f.median_abs_error <= median_then + 0.005 && f.max_abs_error <= max_then + 0.005,
@@ -820,7 +823,8 @@ fn the_nim_concurrency_rows_follow_their_rule() {
 
 /// The per-source summary partitions the held-out rows and is computed from them, most rows
 /// first — so a reader sees how much of the pooled figure one publication carries (78 of the
-/// 124 held-out rows come from NIM's length tables on 2026-12-05).
+/// 124 held-out rows came from NIM's length tables on 2026-12-05; since 2026-12-06 the largest
+/// source is TensorRT-LLM's online-serving table, 120 of 402).
 #[test]
 fn held_out_rows_by_source_partition_the_held_out_set() {
     let rep = accuracy::run(&table(), false).unwrap();
@@ -843,7 +847,8 @@ fn held_out_rows_by_source_partition_the_held_out_set() {
         .iter()
         .find(|s| s.source == "nim-bench-tables")
         .unwrap();
-    assert_eq!(rep.by_source[0].source, nim.source);
+    assert_eq!(rep.by_source[0].source, "trtllm-online-serving");
+    assert_eq!(rep.by_source[1].source, nim.source);
     assert!(nim.rows >= 78, "{}", nim.rows);
     let text = accuracy::render(&rep);
     assert!(text.contains("Held-out rows by source"), "{text}");
