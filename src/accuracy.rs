@@ -1036,19 +1036,8 @@ pub fn open_loop_at_rate(
     seed: u64,
 ) -> Result<sim::SimReport, String> {
     let (i, o) = w.mean_tokens();
-    let fleet = FleetSpec {
-        units: units.max(1),
-        server: server_model(plan),
-        dispatch: Dispatch::SharedQueue,
-        queue_cap: None,
-        timeout_s: None,
-    };
-    let run = RunSpec {
-        warmup_s: 0.0,
-        replications: 1,
-        seed,
-        quantiles: vec![],
-    };
+    let fleet = shared_queue_fleet(plan, units.max(1));
+    let run = one_run(0.0, seed);
     sim::simulate(&fleet, &run, |rep| {
         PoissonArrivals::new(seed, rep, rate, requests).map(move |mut r| {
             r.input_tokens = i;
@@ -1057,6 +1046,28 @@ pub fn open_loop_at_rate(
         })
     })
     .map_err(|e| format!("the simulator refused the open-loop run: {e}"))
+}
+
+/// `units` units of `plan` behind one shared FIFO queue, nothing shed: the fleet every
+/// simulated row of the suite runs.
+fn shared_queue_fleet(plan: &ServicePlan, units: u32) -> FleetSpec {
+    FleetSpec {
+        units,
+        server: server_model(plan),
+        dispatch: Dispatch::SharedQueue,
+        queue_cap: None,
+        timeout_s: None,
+    }
+}
+
+/// One replication from `seed`, its first `warmup_s` not measured, no extra quantiles.
+fn one_run(warmup_s: f64, seed: u64) -> RunSpec {
+    RunSpec {
+        warmup_s,
+        replications: 1,
+        seed,
+        quantiles: vec![],
+    }
 }
 
 fn output_of(r: &Row) -> f64 {
@@ -1101,19 +1112,8 @@ pub fn closed_loop(
         cap
     };
     let shortest_s = requests as f64 / fastest;
-    let fleet = FleetSpec {
-        units: units.max(1),
-        server: server_model(plan),
-        dispatch: Dispatch::SharedQueue,
-        queue_cap: None,
-        timeout_s: None,
-    };
-    let run = RunSpec {
-        warmup_s: shortest_s * 0.1,
-        replications: 1,
-        seed,
-        quantiles: vec![],
-    };
+    let fleet = shared_queue_fleet(plan, units.max(1));
+    let run = one_run(shortest_s * 0.1, seed);
     let closed = sim::ClosedLoop {
         clients,
         think: sim::ThinkTime::None,
@@ -1153,21 +1153,10 @@ fn highest_token_rate_within(
     if !(capacity.is_finite() && capacity > 0.0) {
         return 0.0;
     }
-    let fleet = FleetSpec {
-        units,
-        server: server_model(plan),
-        dispatch: Dispatch::SharedQueue,
-        queue_cap: None,
-        timeout_s: None,
-    };
+    let fleet = shared_queue_fleet(plan, units);
     let meets = |rate: f64| {
         let duration = TOKEN_SERVER_REQUESTS as f64 / rate;
-        let run = RunSpec {
-            warmup_s: duration * 0.1,
-            replications: 1,
-            seed: SEED,
-            quantiles: vec![],
-        };
+        let run = one_run(duration * 0.1, SEED);
         match sim::simulate(&fleet, &run, |rep| {
             // Each request draws its lengths (stream SIZES, as the planner's).
             let (prompt, output) = (prompt.clone(), output.clone());
@@ -1194,21 +1183,10 @@ fn highest_token_rate_within(
 /// simulation of the planner's server model (the same one `capacity` sizes fleets with).
 fn highest_rate_within(plan: &ServicePlan, w: &Workload, units: u32, bound_s: f64) -> f64 {
     let capacity = plan.unit_throughput_rps(w) * units as f64;
-    let fleet = FleetSpec {
-        units,
-        server: server_model(plan),
-        dispatch: Dispatch::SharedQueue,
-        queue_cap: None,
-        timeout_s: None,
-    };
+    let fleet = shared_queue_fleet(plan, units);
     let meets = |rate: f64| {
         let duration = SERVER_REQUESTS as f64 / rate;
-        let run = RunSpec {
-            warmup_s: duration * 0.1,
-            replications: 1,
-            seed: SEED,
-            quantiles: vec![],
-        };
+        let run = one_run(duration * 0.1, SEED);
         // A sequence model's requests carry their lengths (the planner's own draw, stream SIZES).
         let lengths = match w {
             Workload::Classic { model, .. } => model.lengths.as_ref().map(LengthSampler::new),
