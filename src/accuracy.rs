@@ -986,18 +986,10 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
             let requests = closed_loop_requests(c);
             let rep = closed_loop(&plan, &w, r.units, c, requests, SEED)
                 .map_err(|e| table_error(format!("row `{}`: {e}", r.id)))?;
-            let mean_ms = |s: &Option<sim::LatencyStats>| {
-                s.as_ref().map(|l| l.mean.value_s * 1e3).ok_or_else(|| {
-                    table_error(format!(
-                        "row `{}`: the closed-loop run measured no token latencies",
-                        r.id
-                    ))
-                })
-            };
             match r.metric {
                 Metric::TokensAtConcurrency => rep.throughput_per_s * output_of(r),
-                Metric::TtftAtConcurrency => mean_ms(&rep.ttft)?,
-                _ => mean_ms(&rep.tpot)?,
+                Metric::TtftAtConcurrency => mean_ms(r, "closed-loop", &rep.ttft)?,
+                _ => mean_ms(r, "closed-loop", &rep.tpot)?,
             }
         }
         Metric::TtftAtRate | Metric::TpotAtRate => {
@@ -1005,16 +997,10 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
             let requests = u64::from(r.requests.unwrap_or(0));
             let rep = open_loop_at_rate(&plan, &w, r.units, rate, requests, SEED)
                 .map_err(|e| table_error(format!("row `{}`: {e}", r.id)))?;
-            let stats = match r.metric {
-                Metric::TtftAtRate => rep.ttft,
-                _ => rep.tpot,
-            };
-            stats.map(|l| l.mean.value_s * 1e3).ok_or_else(|| {
-                table_error(format!(
-                    "row `{}`: the open-loop run measured no token latencies",
-                    r.id
-                ))
-            })?
+            match r.metric {
+                Metric::TtftAtRate => mean_ms(r, "open-loop", &rep.ttft)?,
+                _ => mean_ms(r, "open-loop", &rep.tpot)?,
+            }
         }
     })
 }
@@ -1068,6 +1054,17 @@ fn one_run(warmup_s: f64, seed: u64) -> RunSpec {
         seed,
         quantiles: vec![],
     }
+}
+
+/// The mean of a simulated run's token latencies \[ms\], or an error naming the row when the
+/// run measured none.
+fn mean_ms(r: &Row, run: &str, s: &Option<sim::LatencyStats>) -> Result<f64, InputError> {
+    s.as_ref().map(|l| l.mean.value_s * 1e3).ok_or_else(|| {
+        table_error(format!(
+            "row `{}`: the {run} run measured no token latencies",
+            r.id
+        ))
+    })
 }
 
 fn output_of(r: &Row) -> f64 {
