@@ -64,8 +64,10 @@ fn accuracy(fit: bool, global: &GlobalArgs) -> Result<()> {
     let table = crate::accuracy::load(crate::accuracy::TABLE)?;
     let report = crate::accuracy::run(&table, fit)?;
     match global.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        Format::Table if !global.quiet => print!("{}", crate::accuracy::render(&report)),
+        Format::Json => {
+            crate::output::print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?
+        }
+        Format::Table if !global.quiet => crate::output::print(&crate::accuracy::render(&report))?,
         Format::Table => {}
     }
     Ok(())
@@ -249,8 +251,12 @@ fn simulate(args: &SimulateArgs, global: &GlobalArgs) -> Result<()> {
         }
     }
     match global.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&sweep.runs)?),
-        Format::Table if !global.quiet => print!("{}", report::simulate::render(&scenario, &sweep)),
+        Format::Json => {
+            crate::output::print(&format!("{}\n", serde_json::to_string_pretty(&sweep.runs)?))?
+        }
+        Format::Table if !global.quiet => {
+            crate::output::print(&report::simulate::render(&scenario, &sweep))?
+        }
         Format::Table => {}
     }
     Ok(())
@@ -311,7 +317,9 @@ fn validate(files: &[PathBuf], global: &GlobalArgs) -> Result<()> {
             }
         });
         match outcome {
-            Ok(what) if !global.quiet => println!("ok: {}: {what}", f.display()),
+            Ok(what) if !global.quiet => {
+                crate::output::print(&format!("ok: {}: {what}\n", f.display()))?
+            }
             Ok(_) => {}
             Err(e) => {
                 bad += 1;
@@ -336,8 +344,10 @@ fn profiles(name: Option<&str>, dir: Option<PathBuf>, global: &GlobalArgs) -> Re
     if let Some(n) = name {
         let p = search.load(n, Path::new("."))?;
         match global.format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&p)?),
-            Format::Table => print!("{}", report::profiles::detail(&p)),
+            Format::Json => {
+                crate::output::print(&format!("{}\n", serde_json::to_string_pretty(&p)?))?
+            }
+            Format::Table => crate::output::print(&report::profiles::detail(&p))?,
         }
         return Ok(());
     }
@@ -346,8 +356,10 @@ fn profiles(name: Option<&str>, dir: Option<PathBuf>, global: &GlobalArgs) -> Re
         loaded.push(search.load(&n, Path::new("."))?);
     }
     match global.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&loaded)?),
-        Format::Table => print!("{}", report::profiles::list(&loaded)),
+        Format::Json => {
+            crate::output::print(&format!("{}\n", serde_json::to_string_pretty(&loaded)?))?
+        }
+        Format::Table => crate::output::print(&report::profiles::list(&loaded))?,
     }
     Ok(())
 }
@@ -386,10 +398,11 @@ pub fn calibrate(args: &CalibrateArgs) -> Result<()> {
     let done = done?;
     crate::output::write_atomic(&args.out, done.profile_toml.as_bytes())
         .with_context(|| format!("writing {}", args.out.display()))?;
-    print!(
-        "{}",
-        calibrate::summary(&done.calibration, &done.derived, &args.out)
-    );
+    crate::output::print(&calibrate::summary(
+        &done.calibration,
+        &done.derived,
+        &args.out,
+    ))?;
     Ok(())
 }
 
@@ -405,7 +418,7 @@ fn calibrate_from(args: &CalibrateArgs, name: String) -> Result<()> {
     let done = calibrate::fit::run(&opts)?;
     crate::output::write_atomic(&args.out, done.profile_toml.as_bytes())
         .with_context(|| format!("writing {}", args.out.display()))?;
-    print!("{}", calibrate::fit::summary(&done, &args.out));
+    crate::output::print(&calibrate::fit::summary(&done, &args.out))?;
     Ok(())
 }
 
@@ -420,11 +433,11 @@ fn init(path: &Path, force: bool, global: &GlobalArgs) -> Result<()> {
     crate::output::write_atomic(path, STARTER_SCENARIO.as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     if !global.quiet {
-        println!(
-            "wrote {}; run it with: tco-sim {}",
+        crate::output::print(&format!(
+            "wrote {}; run it with: tco-sim {}\n",
             path.display(),
             path.display()
-        );
+        ))?;
     }
     Ok(())
 }

@@ -45,6 +45,24 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Write `text` to standard output and flush it. A reader that closed the pipe early
+/// (`tco-sim accuracy | head`) comes back as an [`std::io::ErrorKind::BrokenPipe`] error, which
+/// the binary ends on quietly ([`is_broken_pipe`]) — never the panic `print!` gives.
+pub fn print(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()
+}
+
+/// Whether `e` (or anything it wraps) is a write to a pipe whose reader has gone: the program
+/// has nobody left to tell, so it stops without an error.
+pub fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 /// Taken by every write; [`hold_writes`] takes it to stop the writes.
 static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
 

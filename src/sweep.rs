@@ -116,14 +116,16 @@ pub fn run(args: &SweepArgs, global: &GlobalArgs) -> Result<()> {
     if let Some(SweepCommand::Merge { inputs, out }) = &args.command {
         let s = merge(inputs, out)?;
         match global.format {
-            Format::Json => println!("{}", serde_json::to_string_pretty(&s)?),
+            Format::Json => {
+                crate::output::print(&format!("{}\n", serde_json::to_string_pretty(&s)?))?
+            }
             Format::Table if !global.quiet => {
-                println!(
-                    "merged {} files: {} points, {} rows",
+                crate::output::print(&format!(
+                    "merged {} files: {} points, {} rows\n",
                     s.files, s.points, s.rows
-                );
+                ))?;
                 for p in &s.written {
-                    println!("wrote {}", p.display());
+                    crate::output::print(&format!("wrote {}\n", p.display()))?;
                 }
             }
             Format::Table => {}
@@ -152,10 +154,10 @@ pub fn run(args: &SweepArgs, global: &GlobalArgs) -> Result<()> {
         },
     )?;
     match global.format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&s)?),
+        Format::Json => crate::output::print(&format!("{}\n", serde_json::to_string_pretty(&s)?))?,
         Format::Table if interactive => {
-            println!(
-                "{}: {} points, shard {} holds {}: {} run, {} already done; {} rows in {:.1} s ({:.2} points/s)",
+            crate::output::print(&format!(
+                "{}: {} points, shard {} holds {}: {} run, {} already done; {} rows in {:.1} s ({:.2} points/s)\n",
                 manifest.file,
                 s.points_total,
                 s.shard,
@@ -169,9 +171,9 @@ pub fn run(args: &SweepArgs, global: &GlobalArgs) -> Result<()> {
                 } else {
                     0.0
                 }
-            );
+            ))?;
             for p in &s.written {
-                println!("wrote {}", p.display());
+                crate::output::print(&format!("wrote {}\n", p.display()))?;
             }
         }
         Format::Table => {}

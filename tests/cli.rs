@@ -459,3 +459,24 @@ fn a_tier_that_cannot_keep_up_within_max_units_is_not_costed() {
     }
     assert!(r["recommendation"].is_null());
 }
+
+/// A reader that closes the pipe early (`tco-sim profiles | head -1`) ends the program quietly:
+/// exit 0, nothing on standard error — where `println!` panicked with "failed printing to
+/// stdout" and a backtrace.
+#[test]
+fn a_reader_that_closes_the_pipe_early_gets_no_panic_and_no_error() {
+    use std::process::{Command as Std, Stdio};
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin!("tco-sim"))
+        .args(["profiles", "aws-p5.48xlarge"])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end before the program writes: its first write meets a broken pipe.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "exit {:?}: {stderr}", out.status);
+    assert!(stderr.is_empty(), "standard error: {stderr}");
+}
