@@ -3,7 +3,7 @@
 //! held-out error meets the bound (a benchmark of the model, which fails today: see the
 //! test's note).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 
 use tco_sim::accuracy::{self, Split};
@@ -1315,4 +1315,76 @@ fn held_out_generative_rows_by_sequences_in_flight_partition_and_hold_their_erro
     let out = accuracy::render(&report);
     assert!(out.contains("by sequences in flight"), "{out}");
     assert!(out.contains("65–256"), "{out}");
+}
+
+/// The DLI NIM rows (data/accuracy.toml, their rule): every H100 point of the file at 1, 25 and
+/// 100 clients whose published mean TTFT is at most 2 s — 48 configurations (two models, two
+/// TP degrees each, fp16 and fp8, six lengths), 126 points — its TTFT and ITL, and at 25 and
+/// 100 clients its tokens/s; TensorRT-LLM's scheduler defaults, the cache at the engine's
+/// precision; held-out.
+#[test]
+fn the_nim_dli_rows_follow_their_rule() {
+    use accuracy::Metric;
+    use tco_sim::hardware::{KvAllocationChoice, Precision};
+    let t = table();
+    let rows = rows_where(&t, |r| r.source == "nim-dli-llama3");
+    assert_eq!(rows.len(), 330);
+    let mut configs = BTreeSet::new();
+    let mut points: BTreeMap<String, Vec<Metric>> = BTreeMap::new();
+    for r in &rows {
+        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        assert!(r.metric.closed_loop(), "{}", r.id);
+        assert_eq!(r.profile, "hgx-h100-8x", "{}", r.id);
+        let tp = r.tensor_parallel.unwrap();
+        let expect_tp: &[u32] = if r.workload == "llama-3-8b" {
+            &[1, 2]
+        } else {
+            &[4, 8]
+        };
+        assert!(expect_tp.contains(&tp), "{}", r.id);
+        assert_eq!(r.chips, Some(tp), "{}", r.id);
+        assert_eq!(r.chunked_prefill, Some(false), "{}", r.id);
+        assert_eq!(
+            r.kv_allocation,
+            Some(KvAllocationChoice::Reserve),
+            "{}",
+            r.id
+        );
+        assert_eq!(r.batch, Some(256), "{}", r.id);
+        match r.precision {
+            Precision::Fp8 => assert_eq!(r.kv_cache_precision, Some(Precision::Fp8), "{}", r.id),
+            Precision::Fp16 => assert_eq!(r.kv_cache_precision, None, "{}", r.id),
+            p => panic!("{}: precision {p:?}", r.id),
+        }
+        let c = r.concurrency.unwrap();
+        assert!([1, 25, 100].contains(&c), "{}", r.id);
+        let (i, o) = (r.prompt_tokens.unwrap(), r.output_tokens.unwrap());
+        assert!(
+            [
+                (200, 200),
+                (200, 1000),
+                (200, 2000),
+                (2000, 200),
+                (2000, 2000),
+                (7000, 1000)
+            ]
+            .contains(&(i, o)),
+            "{}",
+            r.id
+        );
+        configs.insert((r.workload.clone(), tp, format!("{:?}", r.precision), i, o));
+        let point = r.id.rsplit_once('-').unwrap().0.to_string();
+        points.entry(point).or_default().push(r.metric);
+        if r.metric == Metric::TtftAtConcurrency {
+            assert!(r.published <= 2000.0, "{}: the 2 s rule", r.id);
+        }
+    }
+    assert_eq!(configs.len(), 48);
+    assert_eq!(points.len(), 126);
+    for (p, metrics) in &points {
+        let lone = p.ends_with("-c1");
+        assert_eq!(metrics.len(), if lone { 2 } else { 3 }, "{p}");
+        assert!(metrics.contains(&Metric::TtftAtConcurrency), "{p}");
+        assert!(metrics.contains(&Metric::TpotAtConcurrency), "{p}");
+    }
 }
