@@ -152,8 +152,11 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-06 (`tco-sim accuracy`: 402
-/// rows, median 8.5 %, max 127.6 % with the 120 blind open-loop TensorRT-LLM rows, whose worst
+/// The pooled held-out error, held to what was measured on 2026-12-06 (`tco-sim accuracy`: 732
+/// rows, median 16.0 %, max 877.7 % with the 330 blind NIM rows of the DLI dataset, whose worst
+/// is an 8B's mean TTFT at 100 clients and 7,000-token prompts, where the planner's clients
+/// prefill in lock-step and real ones do not (see the README); 402 rows, median 8.5 %, max
+/// 127.6 % with the 120 blind open-loop TensorRT-LLM rows, whose worst
 /// is the 70B's mean TTFT at 32 requests/s, where the planner's prefill runs near saturation; 282
 /// rows, median 8.3 %, max 67.0 % with the 88 blind TensorRT-LLM 0.17 rows, whose worst is the
 /// 70B on one H100, where the planner's KV cache holds a fraction of the engine's; 194
@@ -174,13 +177,13 @@ fn the_table_prints_with_a_summary() {
 fn held_out_error_is_held_to_its_measured_level() {
     let rep = accuracy::run(&table(), false).unwrap();
     let a = rep.all_held_out.unwrap();
-    assert!(a.rows >= 402, "{} held-out rows", a.rows);
+    assert!(a.rows >= 732, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.085 + 0.005,
+        a.median_abs_error <= 0.160 + 0.005,
         "median {}",
         a.median_abs_error
     );
-    assert!(a.max_abs_error <= 1.276 + 0.005, "max {}", a.max_abs_error);
+    assert!(a.max_abs_error <= 8.777 + 0.005, "max {}", a.max_abs_error);
     assert!(
         !(a.median_abs_error <= accuracy::BOUND_MEDIAN && a.max_abs_error <= accuracy::BOUND_MAX),
         "the pooled error is back within issue 10's bound: say so in the README and here"
@@ -189,7 +192,9 @@ fn held_out_error_is_held_to_its_measured_level() {
 
 /// The per-figure summary (throughput alone, under a latency bound, TTFT/TPOT) partitions the
 /// held-out rows, is computed from them, and says whether each figure meets the bound. Held to
-/// the figures measured 2026-12-06 (`tco-sim accuracy`: 8.2 %, 10.9 %, 8.8 % median; 67.0 %,
+/// the figures measured 2026-12-06 (`tco-sim accuracy`: 12.6 %, 10.9 %, 20.1 % median; 137.2 %,
+/// 20.6 %, 877.7 % max with the 330 blind NIM rows of the DLI dataset, 78 throughput alone and
+/// 252 TTFT/TPOT; 8.2 %, 10.9 %, 8.8 % median; 67.0 %,
 /// 20.6 %, 127.6 % max with the 120 blind open-loop rows, all TTFT/TPOT; 8.1 % / 49.8 % for
 /// TTFT/TPOT before them and with the 88 blind TensorRT-LLM 0.17 rows, all throughput alone; 7.1 %,
 /// 10.9 %, 8.1 % median; 61.4 %,
@@ -239,9 +244,9 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
             f.figure
         );
         let (median_then, max_then) = match f.figure {
-            Figure::Throughput => (0.082, 0.670),
+            Figure::Throughput => (0.126, 1.372),
             Figure::ThroughputUnderBound => (0.109, 0.206),
-            Figure::Latency => (0.088, 1.276),
+            Figure::Latency => (0.201, 8.777),
         };
         assert!(
             f.median_abs_error <= median_then + 0.005 && f.max_abs_error <= max_then + 0.005,
@@ -847,8 +852,9 @@ fn held_out_rows_by_source_partition_the_held_out_set() {
         .iter()
         .find(|s| s.source == "nim-bench-tables")
         .unwrap();
-    assert_eq!(rep.by_source[0].source, "trtllm-online-serving");
-    assert_eq!(rep.by_source[1].source, nim.source);
+    assert_eq!(rep.by_source[0].source, "nim-dli-llama3");
+    assert_eq!(rep.by_source[1].source, "trtllm-online-serving");
+    assert_eq!(rep.by_source[2].source, nim.source);
     assert!(nim.rows >= 78, "{}", nim.rows);
     let text = accuracy::render(&rep);
     assert!(text.contains("Held-out rows by source"), "{text}");
@@ -1298,20 +1304,21 @@ fn held_out_generative_rows_by_sequences_in_flight_partition_and_hold_their_erro
         };
         assert!((median - b.median_abs_error).abs() < 1e-12, "{}", b.label());
     }
-    // The worst held-out row (the 70B on one H100, its engine's batch 64) sits in the band of
-    // 17-64 sequences, as the README says; the worst median is past 64 (NIM's clients).
+    // The worst held-out throughput row (the DLI dataset's 8B fp8 2000/2000 at 100 clients,
+    // +137 %) sits in the band of 65-256 sequences, as the README says; the worst median is
+    // 17-64 (the DLI dataset's 25 clients, and the 70B on one H100 at its engine's batch 64).
     let worst = report
         .by_in_flight
         .iter()
         .max_by(|a, b| a.max_abs_error.total_cmp(&b.max_abs_error))
         .expect("bands");
-    assert_eq!((worst.low, worst.high), (17, Some(64)));
+    assert_eq!((worst.low, worst.high), (65, Some(256)));
     let worst_median = report
         .by_in_flight
         .iter()
         .max_by(|a, b| a.median_abs_error.total_cmp(&b.median_abs_error))
         .expect("bands");
-    assert_eq!((worst_median.low, worst_median.high), (65, Some(256)));
+    assert_eq!((worst_median.low, worst_median.high), (17, Some(64)));
     let out = accuracy::render(&report);
     assert!(out.contains("by sequences in flight"), "{out}");
     assert!(out.contains("65–256"), "{out}");
