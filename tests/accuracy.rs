@@ -12,6 +12,13 @@ fn table() -> accuracy::Table {
     accuracy::load(accuracy::TABLE).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The shipped table's report, run once for every test of this file that reads it unchanged:
+/// each run simulates all 747 rows, and a dozen tests read it.
+fn shipped_report() -> &'static accuracy::Report {
+    static REPORT: std::sync::OnceLock<accuracy::Report> = std::sync::OnceLock::new();
+    REPORT.get_or_init(|| accuracy::run(&table(), false).unwrap_or_else(|e| panic!("{e}")))
+}
+
 /// The shipped table with its first `from` replaced by `to` (which must change it), refused on
 /// load: the error's text.
 fn refused_with(from: &str, to: &str) -> String {
@@ -62,8 +69,8 @@ fn the_table_spans_gpu_cpu_and_asic_with_classic_and_generative_models() {
 #[test]
 fn fit_rows_reproduce_and_the_fit_gives_the_shipped_constants() {
     let t = table();
-    let rep = accuracy::run(&t, true).unwrap();
-    let fit = rep.fit.as_ref().unwrap();
+    let rep = shipped_report();
+    let fit = &accuracy::fit(&t).unwrap();
     for f in fit.iter().filter(|f| f.converged) {
         let rel = (f.value - f.shipped).abs() / f.value;
         assert!(
@@ -90,9 +97,8 @@ fn fit_rows_reproduce_and_the_fit_gives_the_shipped_constants() {
 
 #[test]
 fn the_suite_is_deterministic() {
-    let t = table();
-    let a = serde_json::to_string(&accuracy::run(&t, false).unwrap()).unwrap();
-    let b = serde_json::to_string(&accuracy::run(&t, false).unwrap()).unwrap();
+    let a = serde_json::to_string(&shipped_report()).unwrap();
+    let b = serde_json::to_string(shipped_report()).unwrap();
     assert_eq!(a, b);
 }
 
@@ -175,8 +181,8 @@ fn the_table_prints_with_a_summary() {
 /// 200-token prompt alone (−50 %: the request's own fixed latency is not modelled).
 #[test]
 fn held_out_error_is_held_to_its_measured_level() {
-    let rep = accuracy::run(&table(), false).unwrap();
-    let a = rep.all_held_out.unwrap();
+    let rep = shipped_report();
+    let a = rep.all_held_out.as_ref().unwrap();
     assert!(a.rows >= 732, "{} held-out rows", a.rows);
     assert!(
         a.median_abs_error <= 0.160 + 0.005,
@@ -213,7 +219,7 @@ fn held_out_error_is_held_to_its_measured_level() {
 #[test]
 fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_errors() {
     use tco_sim::accuracy::{BOUND_MAX, BOUND_MEDIAN, Figure};
-    let rep = accuracy::run(&table(), false).unwrap();
+    let rep = shipped_report();
     let total: usize = rep.by_figure.iter().map(|f| f.rows).sum();
     assert_eq!(total, rep.all_held_out.as_ref().unwrap().rows);
     for f in &rep.by_figure {
@@ -266,7 +272,7 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
 fn the_fit_rule_spread_is_the_suites_held_out_throughput_error() {
     use tco_sim::hardware::UnitKind;
     use tco_sim::uncertainty::ranges::{self, FIT_MIN_ROWS_PER_KIND};
-    let rep = accuracy::run(&table(), false).unwrap();
+    let rep = shipped_report();
     let sp = rep.held_out_throughput_spread.clone().unwrap();
     assert!(sp.rows >= 16, "{} held-out throughput rows", sp.rows);
     let by_hand: Vec<f64> = rep
@@ -317,7 +323,7 @@ fn the_fit_rule_spread_is_the_suites_held_out_throughput_error() {
 /// efficiency); each is held to its measured gap (+0.5 point) so a regression fails.
 #[test]
 fn gpu_and_asic_classic_held_out_rows_stay_within_their_measured_bounds() {
-    let rep = accuracy::run(&table(), false).unwrap();
+    let rep = shipped_report();
     let rows: Vec<_> = rep
         .rows
         .iter()
@@ -435,7 +441,7 @@ fn generative_rows_run_and_are_all_held_out() {
             );
         }
     }
-    let rep = accuracy::run(&t, false).unwrap();
+    let rep = shipped_report();
     for r in rep.rows.iter().filter(|r| r.metric.generative()) {
         assert!(
             r.predicted.is_finite() && r.predicted > 0.0,
@@ -534,14 +540,13 @@ fn token_cv_is_refused_where_it_has_no_effect() {
 /// without chunking is refused.
 #[test]
 fn a_rows_engine_scheduler_reaches_its_prediction_and_is_refused_where_it_has_none() {
-    let predicted = |text: &str| {
-        let rep = accuracy::run(&accuracy::load(text).unwrap(), false).unwrap();
-        rep.rows
-            .iter()
-            .find(|r| r.id == "h100-llama2-70b-offline")
-            .unwrap()
-            .predicted
+    // One row predicted from a table, as `accuracy::run` predicts it.
+    let one = |text: &str, id: &str| {
+        let t = accuracy::load(text).unwrap();
+        let row = t.rows.iter().find(|r| r.id == id).unwrap();
+        accuracy::predict(&t, row, &accuracy::shipped_profile(&row.profile).unwrap()).unwrap()
     };
+    let predicted = |text: &str| one(text, "h100-llama2-70b-offline");
     let base = predicted(accuracy::TABLE);
     let small = accuracy::TABLE.replacen(
         "max_batched_tokens = 4096\nmetric = \"tokens-offline\"",
@@ -562,12 +567,7 @@ fn a_rows_engine_scheduler_reaches_its_prediction_and_is_refused_where_it_has_no
         let row = accuracy::TABLE[at..]
             .replacen("kv_allocation = \"reserve\"", kv, 1)
             .replacen("batch = 256", "batch = 1024", 1);
-        let rep = accuracy::run(
-            &accuracy::load(&format!("{}{row}", &accuracy::TABLE[..at])).unwrap(),
-            false,
-        )
-        .unwrap();
-        rep.rows.iter().find(|r| r.id == id).unwrap().predicted
+        one(&format!("{}{row}", &accuracy::TABLE[..at]), id)
     };
     let (reserved, paged) = (
         with("kv_allocation = \"reserve\""),
@@ -619,8 +619,7 @@ fn a_closed_loop_row_needs_its_concurrency() {
 /// rows on 2- and 8-core instances are held out.
 #[test]
 fn cpu_rows_stay_within_their_bands() {
-    let t = table();
-    let rep = accuracy::run(&t, false).unwrap();
+    let rep = shipped_report();
     let err = |id: &str| {
         rep.rows
             .iter()
@@ -655,7 +654,7 @@ fn cpu_rows_stay_within_their_bands() {
 /// threads computed 128 times as fast as one). Both are held out: no Altra constant is fitted.
 #[test]
 fn arm_cpu_rows_stay_within_their_bands() {
-    let rep = accuracy::run(&table(), false).unwrap();
+    let rep = shipped_report();
     let err = |id: &str| {
         let r = rep
             .rows
@@ -679,7 +678,7 @@ fn arm_cpu_rows_stay_within_their_bands() {
 #[test]
 fn the_neuron_harness_requests_in_flight_come_from_each_rows_own_latency() {
     let t = table();
-    let rep = accuracy::run(&t, false).unwrap();
+    let rep = shipped_report();
     let neuron: Vec<&accuracy::Row> = t
         .rows
         .iter()
@@ -832,7 +831,7 @@ fn the_nim_concurrency_rows_follow_their_rule() {
 /// source is TensorRT-LLM's online-serving table, 120 of 402).
 #[test]
 fn held_out_rows_by_source_partition_the_held_out_set() {
-    let rep = accuracy::run(&table(), false).unwrap();
+    let rep = shipped_report();
     let total: usize = rep.by_source.iter().map(|s| s.rows).sum();
     assert_eq!(total, rep.all_held_out.as_ref().unwrap().rows);
     assert!(rep.by_source.windows(2).all(|w| w[0].rows >= w[1].rows));
@@ -856,7 +855,7 @@ fn held_out_rows_by_source_partition_the_held_out_set() {
     assert_eq!(rep.by_source[1].source, "trtllm-online-serving");
     assert_eq!(rep.by_source[2].source, nim.source);
     assert!(nim.rows >= 78, "{}", nim.rows);
-    let text = accuracy::render(&rep);
+    let text = accuracy::render(rep);
     assert!(text.contains("Held-out rows by source"), "{text}");
 }
 
@@ -1201,7 +1200,7 @@ fn the_trtllm_rows_run_the_8_bit_cache_their_figures_require() {
 fn evidence_near_an_operating_point_is_the_suites_own_rows_and_errors() {
     use tco_sim::hardware::UnitKind;
     let t = table();
-    let report = accuracy::run(&t, false).expect("suite runs");
+    let report = shipped_report();
     let worst = report
         .rows
         .iter()
@@ -1272,7 +1271,7 @@ fn evidence_near_an_operating_point_is_the_suites_own_rows_and_errors() {
 #[test]
 fn held_out_generative_rows_by_sequences_in_flight_partition_and_hold_their_errors() {
     let t = table();
-    let report = accuracy::run(&t, false).expect("suite runs");
+    let report = shipped_report();
     let generative: Vec<(f64, f64)> = t
         .rows
         .iter()
@@ -1319,7 +1318,7 @@ fn held_out_generative_rows_by_sequences_in_flight_partition_and_hold_their_erro
         .max_by(|a, b| a.median_abs_error.total_cmp(&b.median_abs_error))
         .expect("bands");
     assert_eq!((worst_median.low, worst_median.high), (17, Some(64)));
-    let out = accuracy::render(&report);
+    let out = accuracy::render(report);
     assert!(out.contains("by sequences in flight"), "{out}");
     assert!(out.contains("65–256"), "{out}");
 }
