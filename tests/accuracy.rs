@@ -1394,3 +1394,45 @@ fn the_nim_dli_rows_follow_their_rule() {
         assert!(metrics.contains(&Metric::TpotAtConcurrency), "{p}");
     }
 }
+
+/// The TensorRT-LLM 0.9.0 rows (data/accuracy.toml, their rule): every LLaMA v2 70B FP8 point on
+/// H100 and H200 with a token-to-token latency, as one decode step of its static batch — TP 1,
+/// 2, 4 and 8, five lengths, 279 rows; FP8 cache; held-out.
+#[test]
+fn the_trtllm_090_rows_are_every_llama2_70b_fp8_decode_step() {
+    use tco_sim::hardware::Precision;
+    let t = table();
+    let rows = rows_where(&t, |r| r.source == "trt-llm-090-dli");
+    assert_eq!(rows.len(), 279);
+    let mut by_gpu_tp: BTreeMap<(String, u32), usize> = BTreeMap::new();
+    for r in &rows {
+        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
+        assert_eq!(r.workload, "llama-2-70b", "{}", r.id);
+        assert_eq!(r.precision, Precision::Fp8, "{}", r.id);
+        assert_eq!(r.kv_cache_precision, Some(Precision::Fp8), "{}", r.id);
+        let tp = r.tensor_parallel.unwrap();
+        assert!([1, 2, 4, 8].contains(&tp), "{}", r.id);
+        assert_eq!(r.chips, Some(tp), "{}", r.id);
+        let b = r.batch.unwrap();
+        assert!((1..=1536).contains(&b), "{}", r.id);
+        let (i, o) = (r.prompt_tokens.unwrap(), r.output_tokens.unwrap());
+        assert!(
+            [
+                (128, 128),
+                (128, 2048),
+                (128, 4096),
+                (2048, 128),
+                (2048, 2048)
+            ]
+            .contains(&(i, o)),
+            "{}",
+            r.id
+        );
+        *by_gpu_tp.entry((r.profile.clone(), tp)).or_default() += 1;
+    }
+    // Both GPUs at every TP degree.
+    assert_eq!(by_gpu_tp.len(), 8, "{by_gpu_tp:?}");
+    assert_eq!(by_gpu_tp[&("hgx-h100-8x".to_string(), 1)], 27);
+    assert_eq!(by_gpu_tp[&("hgx-h200-8x".to_string(), 2)], 44);
+}
