@@ -64,9 +64,7 @@ fn accuracy(fit: bool, global: &GlobalArgs) -> Result<()> {
     let table = crate::accuracy::load(crate::accuracy::TABLE)?;
     let report = crate::accuracy::run(&table, fit)?;
     match global.format {
-        Format::Json => {
-            crate::output::print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?
-        }
+        Format::Json => crate::output::print_json(&report)?,
         Format::Table if !global.quiet => crate::output::print(&crate::accuracy::render(&report))?,
         Format::Table => {}
     }
@@ -251,9 +249,7 @@ fn simulate(args: &SimulateArgs, global: &GlobalArgs) -> Result<()> {
         }
     }
     match global.format {
-        Format::Json => {
-            crate::output::print(&format!("{}\n", serde_json::to_string_pretty(&sweep.runs)?))?
-        }
+        Format::Json => crate::output::print_json(&sweep.runs)?,
         Format::Table if !global.quiet => {
             crate::output::print(&report::simulate::render(&scenario, &sweep))?
         }
@@ -344,9 +340,7 @@ fn profiles(name: Option<&str>, dir: Option<PathBuf>, global: &GlobalArgs) -> Re
     if let Some(n) = name {
         let p = search.load(n, Path::new("."))?;
         match global.format {
-            Format::Json => {
-                crate::output::print(&format!("{}\n", serde_json::to_string_pretty(&p)?))?
-            }
+            Format::Json => crate::output::print_json(&p)?,
             Format::Table => crate::output::print(&report::profiles::detail(&p))?,
         }
         return Ok(());
@@ -356,9 +350,7 @@ fn profiles(name: Option<&str>, dir: Option<PathBuf>, global: &GlobalArgs) -> Re
         loaded.push(search.load(&n, Path::new("."))?);
     }
     match global.format {
-        Format::Json => {
-            crate::output::print(&format!("{}\n", serde_json::to_string_pretty(&loaded)?))?
-        }
+        Format::Json => crate::output::print_json(&loaded)?,
         Format::Table => crate::output::print(&report::profiles::list(&loaded))?,
     }
     Ok(())

@@ -54,6 +54,13 @@ pub fn print(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
+/// `value` as pretty JSON and a newline on standard output, through [`print`].
+pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    Ok(print(&text)?)
+}
+
 /// Whether `e` (or anything it wraps) is a write to a pipe whose reader has gone: the program
 /// has nobody left to tell, so it stops without an error.
 pub fn is_broken_pipe(e: &anyhow::Error) -> bool {

@@ -116,9 +116,7 @@ pub fn run(args: &SweepArgs, global: &GlobalArgs) -> Result<()> {
     if let Some(SweepCommand::Merge { inputs, out }) = &args.command {
         let s = merge(inputs, out)?;
         match global.format {
-            Format::Json => {
-                crate::output::print(&format!("{}\n", serde_json::to_string_pretty(&s)?))?
-            }
+            Format::Json => crate::output::print_json(&s)?,
             Format::Table if !global.quiet => {
                 crate::output::print(&format!(
                     "merged {} files: {} points, {} rows\n",
@@ -154,7 +152,7 @@ pub fn run(args: &SweepArgs, global: &GlobalArgs) -> Result<()> {
         },
     )?;
     match global.format {
-        Format::Json => crate::output::print(&format!("{}\n", serde_json::to_string_pretty(&s)?))?,
+        Format::Json => crate::output::print_json(&s)?,
         Format::Table if interactive => {
             crate::output::print(&format!(
                 "{}: {} points, shard {} holds {}: {} run, {} already done; {} rows in {:.1} s ({:.2} points/s)\n",
