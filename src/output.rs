@@ -54,7 +54,7 @@ pub fn print(text: &str) -> std::io::Result<()> {
     out.flush()
 }
 
-/// `value` as pretty JSON and a newline on standard output, through [`print`].
+/// `value` as pretty JSON and a newline on standard output, through [`print()`].
 pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     let mut text = serde_json::to_string_pretty(value)?;
     text.push('\n');
