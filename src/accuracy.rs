@@ -427,7 +427,7 @@ pub struct Row {
     pub chunked_prefill: Option<bool>,
     /// The same rows: the published engine's per-iteration token budget (vLLM's
     /// `max_num_batched_tokens`, TensorRT-LLM's `max_num_tokens`; default: vLLM's for the
-    /// device).
+    /// device with chunked prefill, TensorRT-LLM's 8,192 without).
     #[serde(default)]
     pub max_batched_tokens: Option<u32>,
     /// The same rows: how the published engine holds a sequence's KV cache (default: the
@@ -758,11 +758,9 @@ pub fn load(text: &str) -> Result<Table, InputError> {
                 "chunked_prefill, max_batched_tokens and kv_allocation set the iteration scheduler of a generative model at load (tokens-offline, tokens-server, closed-loop rows); a tpot or classic row runs no scheduler, remove them",
             ));
         }
-        if r.max_batched_tokens == Some(0)
-            || (r.chunked_prefill == Some(false) && r.max_batched_tokens.is_some())
-        {
+        if r.max_batched_tokens == Some(0) {
             return Err(here(
-                "max_batched_tokens is the budget of chunked prefill: ≥ 1, and not with chunked_prefill = false",
+                "max_batched_tokens is a per-iteration token budget: ≥ 1",
             ));
         }
         // Only a Server simulation draws lengths per request; elsewhere the keys would be ignored.

@@ -218,10 +218,12 @@ pub struct GenerativeScheduling {
     /// Chunked prefill under a per-iteration token budget: decodes first, then prompt chunks
     /// fill the rest of the budget. vLLM V1 always enables it ("Optimization and Tuning",
     /// <https://docs.vllm.ai/en/stable/configuration/optimization/>, read 2026-12-01). Off: every
-    /// admitted prompt is prefilled whole in one iteration, as vLLM V0 did by default.
+    /// admitted prompt is prefilled whole in one iteration, and whole prompts fill the budget
+    /// (TensorRT-LLM without chunked context; vLLM V0's default).
     pub chunked_prefill: bool,
     /// The per-iteration token budget \[tokens\]; `None`: vLLM's default for the device
-    /// ([`crate::perf::default_max_batched_tokens`]).
+    /// ([`crate::perf::default_max_batched_tokens`]) with chunked prefill, TensorRT-LLM's
+    /// ([`crate::perf::WHOLE_PROMPT_MAX_BATCHED_TOKENS`]) without.
     pub max_batched_tokens: Option<u32>,
     /// KV cache allocated in 16-token blocks as tokens are computed, preempting the newest
     /// sequence when it runs out (vLLM); false: a request's whole context is reserved at

@@ -203,11 +203,13 @@ impl GenerativePlan {
         })
     }
 
-    /// Prompt tokens one iteration may prefill for a lone request (the budget, or the prompt).
+    /// Prompt tokens one iteration may prefill for a lone request (the budget when prompts are
+    /// chunked, else the whole prompt).
     fn chunk_tokens(&self) -> f64 {
-        self.scheduler
-            .max_batched_tokens
-            .map_or(f64::INFINITY, f64::from)
+        match self.scheduler.max_batched_tokens {
+            Some(b) if self.scheduler.chunked_prefill => f64::from(b),
+            _ => f64::INFINITY,
+        }
     }
 
     /// Time to first token of a request alone on a replica: its prefill iterations, one per
@@ -280,6 +282,15 @@ pub fn default_max_batched_tokens(profile: &Profile) -> u32 {
     }
 }
 
+/// The per-iteration token budget of a scheduler that prefills prompts whole: TensorRT-LLM's
+/// `max_num_tokens`, "set to 8192 by default starting from v0.11", which counts the context
+/// requests' tokens together with the generation requests' scheduled in the same iteration
+/// (docs/source/performance/perf-best-practices.md, "max_num_tokens",
+/// <https://github.com/NVIDIA/TensorRT-LLM/blob/06255cb759835a9797b656aa5d1dc8f7e75fdca6/docs/source/performance/perf-best-practices.md>).
+/// vLLM V0 without chunked prefill uses `max(max_model_len, 2048)`, the same 8,192 for a
+/// model served at an 8k context.
+pub const WHOLE_PROMPT_MAX_BATCHED_TOKENS: u32 = 8192;
+
 /// The branch of vLLM's `EngineArgs.get_batch_defaults` that gives its larger defaults: a
 /// device with at least 70 GiB of memory that is not an A100.
 fn vllm_large_device(profile: &Profile) -> bool {
@@ -320,11 +331,14 @@ pub const KV_BLOCK_TOKENS: u32 = 16;
 
 /// The simulator's scheduler for a tier's generative scheduling choice on `profile`.
 pub fn scheduler(profile: &Profile, g: &GenerativeScheduling) -> Scheduler {
+    let default = if g.chunked_prefill {
+        default_max_batched_tokens(profile)
+    } else {
+        WHOLE_PROMPT_MAX_BATCHED_TOKENS
+    };
     Scheduler {
-        max_batched_tokens: g.chunked_prefill.then(|| {
-            g.max_batched_tokens
-                .unwrap_or_else(|| default_max_batched_tokens(profile))
-        }),
+        max_batched_tokens: Some(g.max_batched_tokens.unwrap_or(default)),
+        chunked_prefill: g.chunked_prefill,
         kv: if g.paged_kv {
             KvAllocation::Paged {
                 block_tokens: KV_BLOCK_TOKENS,
@@ -1121,8 +1135,15 @@ mod tests {
         let whole = llama_like(Scheduler::legacy());
         let chunked = llama_like(Scheduler {
             max_batched_tokens: Some(2048),
+            chunked_prefill: true,
             kv: KvAllocation::Reserve,
         });
+        // The same budget with whole prompts: one iteration, as with no budget.
+        let whole_budget = llama_like(Scheduler {
+            chunked_prefill: false,
+            ..chunked.scheduler
+        });
+        assert_eq!(whole_budget.lone_ttft_s(5000.0), whole.lone_ttft_s(5000.0));
         // 5,000 tokens: chunks of 2048, 2048, 904, each compute-bound.
         let pairs = |c: f64, n: f64| n * c + n * (n + 1.0) / 2.0;
         let expect = [(0.0, 2048.0), (2048.0, 2048.0), (4096.0, 904.0)]

@@ -1117,8 +1117,8 @@ fn validate_tier(
 pub const MAX_BATCHED_TOKENS: i64 = 1 << 20;
 
 /// The tier's `chunked_prefill`, `max_batched_tokens` and `kv_allocation`, checked: generative
-/// workloads only (a classic model has no iterations to schedule), and a budget only with
-/// chunking on (without it the budget would be read and ignored).
+/// workloads only (a classic model has no iterations to schedule). The budget holds with
+/// chunking on or off: off, whole prompts fill it.
 fn generative_scheduling(
     src: &SourceFile,
     t: &TierFile,
@@ -1151,15 +1151,6 @@ fn generative_scheduling(
         g.chunked_prefill = *c.get_ref();
     }
     if let Some(b) = &t.max_batched_tokens {
-        if !g.chunked_prefill {
-            return Err(src
-                .error(
-                    b,
-                    field("max_batched_tokens"),
-                    "is a chunked-prefill budget, and this tier sets chunked_prefill = false",
-                )
-                .with_help("remove max_batched_tokens, or set chunked_prefill = true"));
-        }
         g.max_batched_tokens = Some(whole(
             src,
             b,

@@ -176,7 +176,8 @@ pub enum ServerModel {
     /// running sequence is never preempted; it prefills the newly admitted prompts whole and runs
     /// one decode step for every sequence already running. With a token budget
     /// ([`Scheduler::max_batched_tokens`]) decodes are scheduled first and prompt chunks fill the
-    /// rest of the budget, so a long prompt spans iterations; with paged KV
+    /// rest of the budget, so a long prompt spans iterations (or, without chunking, whole prompts
+    /// fill it, so a burst of prompts spans iterations); with paged KV
     /// ([`KvAllocation::Paged`]) the cache grows block by block as tokens are computed and, when
     /// it is exhausted, the newest running sequence is preempted and recomputed later (vLLM V1's
     /// policy). A request's first token comes at the end of the iteration that finishes its
@@ -206,9 +207,16 @@ pub enum ServerModel {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
 pub struct Scheduler {
     /// Most tokens one iteration computes — one per decoding sequence plus the prompt tokens
-    /// prefilled — with prompts chunked to fit (vLLM's `max_num_batched_tokens` with chunked
-    /// prefill). `None`: no budget, every admitted prompt is prefilled whole in one iteration.
+    /// prefilled (vLLM's `max_num_batched_tokens`, TensorRT-LLM's `max_num_tokens`). `None`: no
+    /// budget, every admitted prompt is prefilled whole in one iteration.
     pub max_batched_tokens: Option<u32>,
+    /// How prompts meet the budget. `true`: chunked to fit it, so a long prompt spans
+    /// iterations (vLLM's chunked prefill, TensorRT-LLM's chunked context). `false`: whole — a
+    /// waiting prompt is admitted when all of it fits what the budget has left, or as the
+    /// iteration's first prompt whatever its length, so a burst of prompts is spread over
+    /// iterations (TensorRT-LLM's in-flight batching without chunked context, vLLM V0 without
+    /// chunked prefill). Without a budget it has no effect.
+    pub chunked_prefill: bool,
     /// How the KV cache is allocated.
     pub kv: KvAllocation,
 }
@@ -219,6 +227,7 @@ impl Scheduler {
     pub const fn legacy() -> Self {
         Scheduler {
             max_batched_tokens: None,
+            chunked_prefill: false,
             kv: KvAllocation::Reserve,
         }
     }

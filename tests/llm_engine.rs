@@ -55,6 +55,7 @@ fn tok(arrival_ms: f64, input: u32, output: u32) -> Request {
 fn paged(block_tokens: u32, budget: Option<u32>) -> Scheduler {
     Scheduler {
         max_batched_tokens: budget,
+        chunked_prefill: true,
         kv: KvAllocation::Paged { block_tokens },
     }
 }
@@ -106,6 +107,56 @@ fn preemption_happens_when_kv_runs_out_and_is_counted_exactly() {
     let reserve = llm(16, 8, one_ms(), Scheduler::legacy());
     let t = trace(&reserve, reqs());
     assert_eq!(by_input(&t, 0.0, 5).end_ns, ms(6.0 + 6.0));
+}
+
+/// Whole prompts under a budget (TensorRT-LLM's `max_num_tokens` without chunked context):
+/// 8 tokens per 1 ms iteration. A (4 in, 3 out) arrives at 0 and prefills alone in iteration 1;
+/// B (3 in), C (5 in), 3 out each, and D (15 in, 1 out) arrive at 0.5. Iteration 2: A decodes
+/// (1 token), B fits (3 of the 7 left), C's 5 do not fit the 4 then left, so C waits rather than
+/// being split. 3: A and B decode (2), C fits (5 of 6); D's 15 do not fit the 1 left. 4 (A done):
+/// B and C decode (2); D is longer than the budget and comes first among this iteration's
+/// prompts, so it is admitted whole. First tokens 1, 2, 3, 4; ends 3, 4, 5, 4. Without a budget
+/// B, C and D all prefill in iteration 2; chunked, C's last token of prompt lands in 3 as well
+/// but D takes iterations 3 to 5.
+#[test]
+fn whole_prompts_fill_the_budget_without_being_split() {
+    let reqs = || {
+        vec![
+            tok(0.0, 4, 3),
+            tok(0.5, 3, 3),
+            tok(0.5, 5, 3),
+            tok(0.5, 15, 1),
+        ]
+    };
+    let at = |t: &[Completion], arrival_ms: f64, input: u32| {
+        let c = by_input(t, arrival_ms, input);
+        (
+            c.first_token_ns.map(|n| n / 1_000_000),
+            c.end_ns / 1_000_000,
+        )
+    };
+    let whole = Scheduler {
+        max_batched_tokens: Some(8),
+        chunked_prefill: false,
+        kv: KvAllocation::Reserve,
+    };
+    let t = trace(&llm(1_000, 8, one_ms(), whole), reqs());
+    assert_eq!(at(&t, 0.0, 4), (Some(1), 3));
+    assert_eq!(at(&t, 0.5, 3), (Some(2), 4));
+    assert_eq!(at(&t, 0.5, 5), (Some(3), 5));
+    assert_eq!(at(&t, 0.5, 15), (Some(4), 4));
+    // No budget: B, C and D in iteration 2.
+    let t = trace(&llm(1_000, 8, one_ms(), Scheduler::legacy()), reqs());
+    assert_eq!(at(&t, 0.5, 5), (Some(2), 4));
+    assert_eq!(at(&t, 0.5, 15), (Some(2), 2));
+    // Chunked: C takes 4 tokens in 2 and its last in 3; D takes 5 in 3, 6 in 4, 4 in 5.
+    let chunked = Scheduler {
+        chunked_prefill: true,
+        ..whole
+    };
+    let t = trace(&llm(1_000, 8, one_ms(), chunked), reqs());
+    assert_eq!(at(&t, 0.5, 5), (Some(3), 5));
+    assert_eq!(at(&t, 0.5, 15), (Some(5), 5));
 }
 
 fn llm_fleet_with_kv(kv: u64) -> FleetSpec {
@@ -315,18 +366,13 @@ fn requests_csv_rows_match_the_report() {
     ));
 }
 
-/// The scheduling keys: generative only, a budget only with chunking, a known allocation.
+/// The scheduling keys: generative only, a budget with or without chunking, a known allocation.
 #[test]
 fn scheduling_keys_are_checked() {
     assert!(tiny_llm_scenario("chunked_prefill = false\nkv_allocation = \"reserve\"").is_ok());
     assert!(tiny_llm_scenario("max_batched_tokens = 512").is_ok());
-    let e = tiny_llm_scenario("chunked_prefill = false\nmax_batched_tokens = 512")
-        .err()
-        .unwrap_or_default();
-    assert!(
-        e.contains("max_batched_tokens") && e.contains("chunked_prefill"),
-        "{e}"
-    );
+    // Without chunking the budget holds whole prompts (TensorRT-LLM's max_num_tokens).
+    assert!(tiny_llm_scenario("chunked_prefill = false\nmax_batched_tokens = 512").is_ok());
     let e = tiny_llm_scenario("kv_allocation = \"swap\"")
         .err()
         .unwrap_or_default();

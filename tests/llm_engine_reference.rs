@@ -4,8 +4,8 @@
 //! per-phase block counts, a completion order) and schedules them one by one only when they do
 //! not all fit; this checks, request by request and to the nanosecond, that it schedules exactly
 //! what the one-by-one rule would — over random small fleets chosen to run out of token budget
-//! (decoders left waiting) and out of KV blocks (preemption of decoding and prefilling
-//! sequences), under paged and whole-context allocation.
+//! (decoders left waiting, prompt chunks or whole prompts held back) and out of KV blocks
+//! (preemption of decoding and prefilling sequences), under paged and whole-context allocation.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -41,6 +41,8 @@ struct Case {
     max_batch: u32,
     kv_tokens: u64,
     budget: Option<u32>,
+    /// Prompts chunked to fit the budget; else admitted whole.
+    chunked: bool,
     /// `None`: whole-context reservation.
     block: Option<u32>,
 }
@@ -117,6 +119,8 @@ impl Reference {
             w.context_tokens += (u64::from(cached) + n) as f64;
         };
         let mut preempted_now = false;
+        // Prompt tokens scheduled so far in this iteration.
+        let mut prefilled = 0u64;
         let mut i = 0;
         'running: while i < self.running.len() {
             let s = &self.running[i];
@@ -145,6 +149,9 @@ impl Reference {
             }
             let s = &mut self.running[i];
             s.scheduled = want as u32;
+            if s.cached < s.target {
+                prefilled += want;
+            }
             add(s.cached, s.target, want);
             budget -= want;
             i += 1;
@@ -155,7 +162,15 @@ impl Reference {
                 (None, Some(r)) => (r.input_tokens, true),
                 (None, None) => break,
             };
-            let want = u64::from(target).max(1).min(budget);
+            // Whole prompts: all of it when it fits what is left, or as the iteration's first.
+            let whole = u64::from(target).max(1);
+            let want = if self.case.chunked {
+                whole.min(budget)
+            } else if whole <= budget || prefilled == 0 {
+                whole
+            } else {
+                break;
+            };
             let need = if paged {
                 self.blocks(want)
             } else {
@@ -184,8 +199,11 @@ impl Reference {
             s.held = need;
             s.scheduled = want as u32;
             add(s.cached, s.target, want);
+            if target > 0 {
+                prefilled += want;
+            }
             self.kv_used += need;
-            budget -= want;
+            budget = budget.saturating_sub(want);
             self.running.push(s);
         }
         if self.running.is_empty() {
@@ -252,6 +270,7 @@ fn fleet(case: Case, cost: IterationCost) -> FleetSpec {
             variability: Variability::None,
             scheduler: Scheduler {
                 max_batched_tokens: case.budget,
+                chunked_prefill: case.chunked,
                 kv: match case.block {
                     Some(block_tokens) => KvAllocation::Paged { block_tokens },
                     None => KvAllocation::Reserve,
@@ -280,10 +299,13 @@ fn the_engine_schedules_exactly_what_the_one_by_one_rule_does() {
         compiled_context_tokens: 0.0,
     };
     let (mut preemptions, mut cases_with_preemption, mut small_budget) = (0, 0, 0);
-    for seed in 0..60u64 {
+    let mut whole_prompt_budgets = 0;
+    for seed in 0..90u64 {
         let mut g = Rng(seed);
         let block = g.pick(&[None, Some(1), Some(2), Some(3), Some(4), Some(16)]);
         let budget = g.pick(&[None, Some(1), Some(3), Some(8), Some(24), Some(64)]);
+        // One case in three prefills prompts whole under its budget.
+        let chunked = g.below(3) != 0;
         let max_batch = g.pick(&[1, 2, 3, 8, 64]);
         let (max_in, max_out) = (40u32, 24u32);
         // From one largest context's worth of KV to room for about four.
@@ -294,6 +316,7 @@ fn the_engine_schedules_exactly_what_the_one_by_one_rule_does() {
             max_batch,
             kv_tokens,
             budget,
+            chunked,
             block,
         };
         let mut t = 0u64;
@@ -328,6 +351,8 @@ fn the_engine_schedules_exactly_what_the_one_by_one_rule_does() {
         preemptions += pre;
         cases_with_preemption += u32::from(pre > 0);
         small_budget += u32::from(budget.is_some_and(|b| b < max_batch));
+        // Prompts of up to 40 tokens against budgets of 1–64: some held back, some oversized.
+        whole_prompt_budgets += u32::from(!chunked && budget.is_some_and(|b| b < max_in));
     }
     // The cases reach the paths that matter: preemptions (of decoding and prefilling
     // sequences), and budgets smaller than the batch (prompts chunked, admissions held back).
@@ -336,4 +361,5 @@ fn the_engine_schedules_exactly_what_the_one_by_one_rule_does() {
         "{preemptions} preemptions in {cases_with_preemption} cases"
     );
     assert!(small_budget >= 10, "{small_budget}");
+    assert!(whole_prompt_budgets >= 10, "{whole_prompt_budgets}");
 }

@@ -31,6 +31,7 @@ fn llm(units: u32) -> FleetSpec {
             variability: Variability::lognormal(0.3),
             scheduler: Scheduler {
                 max_batched_tokens: Some(2048),
+                chunked_prefill: true,
                 kv: KvAllocation::Paged { block_tokens: 16 },
             },
             prefix_cache: None,

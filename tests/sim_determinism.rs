@@ -114,6 +114,7 @@ fn plain_fleets() -> Vec<FleetSpec> {
                 prefix_cache: None,
                 scheduler: Scheduler {
                     max_batched_tokens: Some(128),
+                    chunked_prefill: true,
                     kv: tco_sim::sim::KvAllocation::Paged { block_tokens: 16 },
                 },
                 cost: IterationCost {

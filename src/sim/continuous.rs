@@ -15,7 +15,10 @@
 //! 2. **Waiting requests**, FIFO — this replica's preempted sequences first, then its station's
 //!    queue — while fewer than `max_batch` run, budget is left, the first chunk of the prompt
 //!    (the whole prompt without a budget) has KV room, and nothing was preempted this iteration.
-//!    A head that does not fit blocks those behind it (first-come-first-served).
+//!    Without chunking ([`Scheduler::chunked_prefill`] false) a prompt is never split: it is
+//!    admitted when all of it fits what the budget has left, or as the iteration's first prompt
+//!    whatever its length (TensorRT-LLM's `max_num_tokens` without chunked context). A head
+//!    that does not fit blocks those behind it (first-come-first-served).
 //!
 //! The iteration's time is [`IterationCost::iteration_s`] of what was scheduled. At its end each
 //! scheduled sequence whose prompt is complete emits one token: for a new sequence that is its
@@ -144,6 +147,8 @@ pub(crate) struct Continuous {
     /// The KV allocation: paged or reserved, its capacity and its unit.
     kv: Kv,
     budget: Option<u32>,
+    /// Prompts are chunked to fit the budget (else admitted whole: [`Scheduler::chunked_prefill`]).
+    chunked: bool,
     cost: IterationCost,
     replicas: Vec<Replica>,
     /// Per station, idle replicas, longest idle first.
@@ -424,6 +429,7 @@ impl Continuous {
         };
         let Scheduler {
             max_batched_tokens,
+            chunked_prefill,
             kv: allocation,
         } = scheduler;
         let (paged, unit) = match allocation {
@@ -445,6 +451,7 @@ impl Continuous {
             max_batch: max_batch as usize,
             kv: engine_kv,
             budget: max_batched_tokens,
+            chunked: chunked_prefill,
             cost,
             replicas: (0..fleet.units * replicas)
                 .map(|r| Replica::new(r / replicas, engine_kv))
@@ -462,6 +469,7 @@ impl Continuous {
         let st = core.station_of_unit(self.replicas[r as usize].unit);
         let now = core.now;
         let mut budget = self.budget.map_or(u64::MAX, u64::from);
+        let chunked = self.chunked;
         let rep = &mut self.replicas[r as usize];
         kv_integrate(core, rep);
         let mut work = Work::default();
@@ -549,7 +557,14 @@ impl Continuous {
                 },
             };
             // A prompt-less request computes one token, as a decode step would.
-            let want = u64::from(target - cached).max(1).min(budget);
+            let Some(want) = admitted_tokens(
+                chunked,
+                u64::from(target - cached).max(1),
+                budget,
+                work.prefill,
+            ) else {
+                break;
+            };
             let need = if kv.paged {
                 (u64::from(cached) + want).div_ceil(kv.unit_tokens)
             } else {
@@ -570,7 +585,10 @@ impl Continuous {
                 let free = (kv.capacity - (rep.kv_used + need)) * kv.unit_tokens;
                 let to_compute = self.prefix.admit(r, &req, free, core);
                 let cached = req.input_tokens - to_compute as u32;
-                let want = u64::from(target - cached).max(1).min(budget);
+                // Whole prompts take what the admission computes even if evictions made it
+                // more than the peek counted (the budget then ends at 0).
+                let whole = u64::from(target - cached).max(1);
+                let want = if chunked { whole.min(budget) } else { whole };
                 let s = Sequence {
                     req,
                     admitted_ns: now,
@@ -590,7 +608,7 @@ impl Continuous {
             s.scheduled = want as u32;
             work.add(s.cached, s.prefill_target, want);
             rep.kv_used += kv.held(u64::from(s.cached) + want, &s.req);
-            budget -= want;
+            budget = budget.saturating_sub(want);
             let key = rep.next_key;
             rep.next_key += 1;
             rep.prefilling.push((key, s));
@@ -688,6 +706,23 @@ impl Continuous {
         let m = self.spread.draw(&mut core.service_rng);
         core.schedule_in(to_ns(t * m), pack(KIND_ITERATION_DONE, r, 0));
         true
+    }
+}
+
+/// Prompt tokens a waiting sequence that would compute `whole` tokens is given when it is
+/// admitted with `budget` tokens left (of a budget that covered the decoders first) and
+/// `prefilled` prompt tokens already scheduled in this iteration; `None` when it must wait.
+/// Chunked: as much of it as the budget has left. Whole: all of it when it fits what is left,
+/// or whatever its length as the iteration's first prompt — so an iteration with room always
+/// admits one, and a prompt longer than the budget (which TensorRT-LLM and vLLM V0 refuse to
+/// configure) still runs.
+fn admitted_tokens(chunked: bool, whole: u64, budget: u64, prefilled: u64) -> Option<u64> {
+    if chunked {
+        Some(whole.min(budget))
+    } else if whole <= budget || prefilled == 0 {
+        Some(whole)
+    } else {
+        None
     }
 }
 
