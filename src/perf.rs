@@ -1128,6 +1128,33 @@ mod tests {
         assert!(with.lone_tpot_s(32_000.0) > with.lone_tpot_s(1_000.0));
     }
 
+    /// Every generative scheduler has a budget: vLLM's device default with chunked prefill
+    /// (8,192 on an H100, 2,048 on an L4), TensorRT-LLM's 8,192 for whole prompts on any device,
+    /// and the tier's own when it sets one, chunked or not.
+    #[test]
+    fn the_scheduler_budget_defaults_by_how_prompts_meet_it() {
+        let h100 = cpu_profile("hgx-h100-8x");
+        let l4 = cpu_profile("aws-g6.xlarge");
+        let chunked = GenerativeScheduling::default();
+        assert!(chunked.chunked_prefill);
+        let whole = GenerativeScheduling {
+            chunked_prefill: false,
+            ..chunked
+        };
+        let budget = |p: &Profile, g: &GenerativeScheduling| {
+            let s = scheduler(p, g);
+            (s.max_batched_tokens, s.chunked_prefill)
+        };
+        assert_eq!(budget(&h100, &chunked), (Some(8192), true));
+        assert_eq!(budget(&l4, &chunked), (Some(2048), true));
+        assert_eq!(budget(&l4, &whole), (Some(8192), false));
+        let own = GenerativeScheduling {
+            max_batched_tokens: Some(512),
+            ..whole
+        };
+        assert_eq!(budget(&h100, &own), (Some(512), false));
+    }
+
     /// A lone prompt under a token budget takes one iteration per chunk; the attention pairs of
     /// the chunks add up to the whole prompt's, so only the per-iteration costs differ.
     #[test]
