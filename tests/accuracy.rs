@@ -158,8 +158,10 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-06 (`tco-sim accuracy`: 1,011
-/// rows, median 15.0 %, max 168.2 % once a scheduler without chunked prefill fills its token
+/// The pooled held-out error, held to what was measured on 2026-12-06 (`tco-sim accuracy`: 1,010
+/// rows, median 13.3 %, max 168.2 % once the H200's memory efficiency is fit to its TensorRT-LLM
+/// 0.9.0 batch-1 row (the H200's other 145 rows there: median 16.5 % -> 10.4 %); 1,011 rows,
+/// median 15.0 %, max 168.2 % once a scheduler without chunked prefill fills its token
 /// budget with whole prompts, which spreads the closed-loop clients that start together, as
 /// TensorRT-LLM's `max_num_tokens` does — the worst row now a NIM 8B's TTFT at 25 clients,
 /// +168 %; median 15.1 %, max 877.7 % with the 279 blind TensorRT-LLM 0.9.0 decode steps, 13.4 % /
@@ -187,9 +189,9 @@ fn the_table_prints_with_a_summary() {
 fn held_out_error_is_held_to_its_measured_level() {
     let rep = shipped_report();
     let a = rep.all_held_out.as_ref().unwrap();
-    assert!(a.rows >= 1011, "{} held-out rows", a.rows);
+    assert!(a.rows >= 1010, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.150 + 0.005,
+        a.median_abs_error <= 0.133 + 0.005,
         "median {}",
         a.median_abs_error
     );
@@ -202,8 +204,10 @@ fn held_out_error_is_held_to_its_measured_level() {
 
 /// The per-figure summary (throughput alone, under a latency bound, TTFT/TPOT) partitions the
 /// held-out rows, is computed from them, and says whether each figure meets the bound. Held to
-/// the figures measured 2026-12-06 (`tco-sim accuracy`: 12.6 %, 10.9 %, 15.7 % median; 138.7 %,
-/// 20.6 %, 168.2 % max once whole prompts fill the token budget of a scheduler without chunked
+/// the figures measured 2026-12-06 (`tco-sim accuracy`: 12.2 %, 10.9 %, 13.6 % median; 138.7 %,
+/// 20.6 %, 168.2 % max once the H200's memory efficiency is fit to its batch-1 row, one of the
+/// TensorRT-LLM 0.9.0 rows, which were held-out; 12.6 %, 10.9 %, 15.7 % median, the same max,
+/// once whole prompts fill the token budget of a scheduler without chunked
 /// prefill; TTFT/TPOT 16.1 % median with the 279
 /// blind TensorRT-LLM 0.9.0 decode steps, all TTFT/TPOT; 12.6 %, 10.9 %, 20.1 % median; 137.2 %,
 /// 20.6 %, 877.7 % max with the 330 blind NIM rows of the DLI dataset, 78 throughput alone and
@@ -257,9 +261,9 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
             f.figure
         );
         let (median_then, max_then) = match f.figure {
-            Figure::Throughput => (0.126, 1.387),
+            Figure::Throughput => (0.122, 1.387),
             Figure::ThroughputUnderBound => (0.109, 0.206),
-            Figure::Latency => (0.157, 1.682),
+            Figure::Latency => (0.136, 1.682),
         };
         assert!(
             f.median_abs_error <= median_then + 0.005 && f.max_abs_error <= max_then + 0.005,
@@ -403,6 +407,22 @@ fn generative_rows_run_and_are_all_held_out() {
                             .iter()
                             .any(|c| c.profile == r.profile && !c.metric.generative()),
                         "{}: its profile has a classic row to set compute_matmul",
+                        r.id
+                    );
+                }
+                Some(accuracy::Constant::Memory) => {
+                    assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
+                    assert_eq!(r.batch, Some(1), "{}: a batch-1 decode step", r.id);
+                    assert!(
+                        r.tensor_parallel.unwrap_or(1) == 1 && r.chips == Some(1),
+                        "{}: an unsplit replica, its step a weight read",
+                        r.id
+                    );
+                    assert!(
+                        !t.rows
+                            .iter()
+                            .any(|c| c.profile == r.profile && c.id != r.id && c.fit.is_some()),
+                        "{}: its profile has no other fit row (the memory is what it changes)",
                         r.id
                     );
                 }
@@ -1402,7 +1422,8 @@ fn the_nim_dli_rows_follow_their_rule() {
 
 /// The TensorRT-LLM 0.9.0 rows (data/accuracy.toml, their rule): every LLaMA v2 70B FP8 point on
 /// H100 and H200 with a token-to-token latency, as one decode step of its static batch — TP 1,
-/// 2, 4 and 8, five lengths, 279 rows; FP8 cache; held-out.
+/// 2, 4 and 8, five lengths, 279 rows; FP8 cache; held-out but for the H200's batch-1 row at
+/// 128/128, which sets that profile's memory efficiency.
 #[test]
 fn the_trtllm_090_rows_are_every_llama2_70b_fp8_decode_step() {
     use tco_sim::hardware::Precision;
@@ -1411,7 +1432,13 @@ fn the_trtllm_090_rows_are_every_llama2_70b_fp8_decode_step() {
     assert_eq!(rows.len(), 279);
     let mut by_gpu_tp: BTreeMap<(String, u32), usize> = BTreeMap::new();
     for r in &rows {
-        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        // One row sets the H200's memory efficiency (the profile had no fit row of its own).
+        if r.id == "trt090-h200-llama2-70b-tp1-b1-128-128-tpot" {
+            assert_eq!(r.split, Split::Fit);
+            assert_eq!(r.fit, Some(accuracy::Constant::Memory));
+        } else {
+            assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        }
         assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
         assert_eq!(r.workload, "llama-2-70b", "{}", r.id);
         assert_eq!(r.precision, Precision::Fp8, "{}", r.id);
