@@ -158,8 +158,9 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-06 (`tco-sim accuracy`: 1,010
-/// rows, median 13.3 %, max 168.2 % once the H200's memory efficiency is fit to its TensorRT-LLM
+/// The pooled held-out error, held to what was measured on 2026-12-06 (`tco-sim accuracy`: 1,096
+/// rows, median 12.7 %, max 168.2 % with the 86 blind MLPerf v4.1 rows of other vendors' H100
+/// and H200 systems, 6.2 % / 45.8 % among themselves; 1,010 rows, median 13.3 %, max 168.2 % once the H200's memory efficiency is fit to its TensorRT-LLM
 /// 0.9.0 batch-1 row (the H200's other 145 rows there: median 16.5 % -> 10.4 %); 1,011 rows,
 /// median 15.0 %, max 168.2 % once a scheduler without chunked prefill fills its token
 /// budget with whole prompts, which spreads the closed-loop clients that start together, as
@@ -189,9 +190,9 @@ fn the_table_prints_with_a_summary() {
 fn held_out_error_is_held_to_its_measured_level() {
     let rep = shipped_report();
     let a = rep.all_held_out.as_ref().unwrap();
-    assert!(a.rows >= 1010, "{} held-out rows", a.rows);
+    assert!(a.rows >= 1096, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.133 + 0.005,
+        a.median_abs_error <= 0.127 + 0.005,
         "median {}",
         a.median_abs_error
     );
@@ -204,7 +205,10 @@ fn held_out_error_is_held_to_its_measured_level() {
 
 /// The per-figure summary (throughput alone, under a latency bound, TTFT/TPOT) partitions the
 /// held-out rows, is computed from them, and says whether each figure meets the bound. Held to
-/// the figures measured 2026-12-06 (`tco-sim accuracy`: 12.2 %, 10.9 %, 13.6 % median; 138.7 %,
+/// the figures measured 2026-12-06 (`tco-sim accuracy`: 9.8 %, 15.8 %, 13.6 % median; 138.7 %,
+/// 45.8 %, 168.2 % max with the 86 blind MLPerf v4.1 rows of other vendors' H100 and H200
+/// systems, 43 throughput alone and 43 under a latency bound, whose BERT and H100 Llama-2-70B
+/// Server rows the planner puts 10–46 % high; 12.2 %, 10.9 %, 13.6 % median; 138.7 %,
 /// 20.6 %, 168.2 % max once the H200's memory efficiency is fit to its batch-1 row, one of the
 /// TensorRT-LLM 0.9.0 rows, which were held-out; 12.6 %, 10.9 %, 15.7 % median, the same max,
 /// once whole prompts fill the token budget of a scheduler without chunked
@@ -226,7 +230,7 @@ fn held_out_error_is_held_to_its_measured_level() {
 /// ITLs miss by up to 40 %; throughput alone was 12.0 % / 24.3 % before the twelve blind Neuron rows,
 /// 14.5 % / 127.1 % after them, 15.5 % / 46.6 % after the Neuron harness rule and its rows,
 /// under a latency bound 10.2 % before L4's BERT-99 Server row, +11.8 %) so a regression fails;
-/// the first two are outside the bound today.
+/// all three are outside the bound today (throughput alone by its maximum only).
 #[test]
 fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_errors() {
     use tco_sim::accuracy::{BOUND_MAX, BOUND_MEDIAN, Figure};
@@ -261,8 +265,8 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
             f.figure
         );
         let (median_then, max_then) = match f.figure {
-            Figure::Throughput => (0.122, 1.387),
-            Figure::ThroughputUnderBound => (0.109, 0.206),
+            Figure::Throughput => (0.098, 1.387),
+            Figure::ThroughputUnderBound => (0.158, 0.458),
             Figure::Latency => (0.136, 1.682),
         };
         assert!(
@@ -525,7 +529,11 @@ fn held_out_rows_set_no_constant() {
 fn server_rows_with_a_length_spread_keep_the_published_means() {
     let t = table();
     let spread: Vec<&accuracy::Row> = t.rows.iter().filter(|r| r.token_cv.is_some()).collect();
-    assert_eq!(spread.len(), 3, "the three MLPerf llama2-70b Server rows");
+    assert_eq!(
+        spread.len(),
+        19,
+        "the MLPerf llama2-70b Server rows: NVIDIA's and AMD's three and the 16 of other vendors"
+    );
     for r in spread {
         assert_eq!(r.metric, accuracy::Metric::TokensServer, "{}", r.id);
         let p = accuracy::shipped_profile(&r.profile).unwrap();
@@ -1467,4 +1475,78 @@ fn the_trtllm_090_rows_are_every_llama2_70b_fp8_decode_step() {
     assert_eq!(by_gpu_tp.len(), 8, "{by_gpu_tp:?}");
     assert_eq!(by_gpu_tp[&("hgx-h100-8x".to_string(), 1)], 27);
     assert_eq!(by_gpu_tp[&("hgx-h200-8x".to_string(), 2)], 44);
+}
+
+/// The MLPerf v4.1 rows of other vendors' H100 and H200 SXM systems (data/accuracy.toml, their
+/// rule): every resnet50, bert-99 and llama2-70b-99 Offline and Server result of those
+/// single-node systems not already in the table — 86 rows, an Offline and a Server row for each
+/// system and workload, held-out, run at NVIDIA's harness defaults for the GPU.
+#[test]
+fn the_mlperf_v41_vendor_rows_follow_their_rule() {
+    use accuracy::Metric;
+    let t = table();
+    let rows = rows_where(&t, |r| r.id.starts_with("v41-"));
+    assert_eq!(rows.len(), 86);
+    let mut scenarios: BTreeMap<String, Vec<Metric>> = BTreeMap::new();
+    for r in &rows {
+        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        assert!(r.fit.is_none(), "{}", r.id);
+        assert_eq!(r.source, "mlperf-v4-1", "{}", r.id);
+        assert!(
+            r.location.starts_with("closed/") && !r.location.contains("_MaxQ"),
+            "{}",
+            r.id
+        );
+        let h100 = r.profile == "hgx-h100-8x";
+        assert!(h100 || r.profile == "hgx-h200-8x", "{}", r.id);
+        assert!(matches!(r.chips, None | Some(4)), "{}", r.id);
+        let (batch, latency_bound_ms) = match (r.workload.as_str(), r.metric) {
+            ("resnet-50", Metric::Offline) => (2048, None),
+            ("resnet-50", Metric::Server) => (256, Some(15.0)),
+            ("bert-large-squad", Metric::Offline) => (1280, None),
+            ("bert-large-squad", Metric::Server) => (128, Some(130.0)),
+            ("llama-2-70b", Metric::TokensOffline) => (if h100 { 896 } else { 806 }, None),
+            ("llama-2-70b", Metric::TokensServer) => (if h100 { 1024 } else { 896 }, None),
+            other => panic!("{}: {other:?} is not in the rule", r.id),
+        };
+        assert_eq!(r.batch, Some(batch), "{}", r.id);
+        assert_eq!(r.latency_bound_ms, latency_bound_ms, "{}", r.id);
+        if r.workload == "llama-2-70b" {
+            assert_eq!(
+                r.tensor_parallel,
+                Some(if h100 { 2 } else { 1 }),
+                "{}",
+                r.id
+            );
+        }
+        let key =
+            r.id.trim_end_matches("-offline")
+                .trim_end_matches("-server");
+        scenarios.entry(key.to_string()).or_default().push(r.metric);
+    }
+    // Each system and workload has its Offline and its Server row, as MLPerf requires.
+    assert_eq!(scenarios.len(), 43);
+    for (k, m) in &scenarios {
+        assert_eq!(m.len(), 2, "{k}");
+        assert!(
+            m.iter()
+                .any(|m| matches!(m, Metric::Offline | Metric::TokensOffline)),
+            "{k}"
+        );
+        assert!(
+            m.iter()
+                .any(|m| matches!(m, Metric::Server | Metric::TokensServer)),
+            "{k}"
+        );
+    }
+    // None repeats a row the table already had (the rule leaves those out).
+    for r in &rows {
+        assert!(
+            !t.rows
+                .iter()
+                .any(|o| !o.id.starts_with("v41-") && o.location == r.location),
+            "{}",
+            r.id
+        );
+    }
 }
