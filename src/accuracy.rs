@@ -600,21 +600,27 @@ pub const IN_FLIGHT_BANDS: [(u32, Option<u32>); 5] = [
 ];
 
 /// How far the held-out throughput predictions scatter around the published figures, in ln
-/// terms — over all of them, or those on one kind of hardware: the spread the uncertainty
-/// analysis gives fitted constants ([`crate::uncertainty::ranges::fit_log_sd`]).
+/// terms — over all of them, those of one class of model, or those of one kind of hardware and
+/// one class: the spread the uncertainty analysis gives fitted constants
+/// ([`crate::uncertainty::ranges::fit_log_sd`]).
 #[derive(Debug, Clone, Serialize)]
 pub struct Spread {
     /// `None`: every kind pooled; else the profiles' kind (`gpu`, `accelerator`, `cpu`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<UnitKind>,
+    /// `None`: both classes pooled; else whether the rows are generative (LLM tokens/s) or
+    /// classic (Offline and Server samples/s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generative: Option<bool>,
     pub rows: usize,
     /// Mean of ln(published / predicted): above 0 when the planner predicts low on average.
     pub mean_log_ratio: f64,
     /// RMS of ln(published / predicted).
     pub rms_log_ratio: f64,
-    /// The σ the uncertainty analysis uses for these rows' constants: pooled
-    /// ([`crate::uncertainty::ranges::FIT_LOG_SD`]), or the kind's own when it has at least
-    /// [`crate::uncertainty::ranges::FIT_MIN_ROWS_PER_KIND`] rows.
+    /// The σ the uncertainty analysis uses for constants like these rows': for a kind and a
+    /// class, the cell's own when it has at least
+    /// [`crate::uncertainty::ranges::FIT_MIN_ROWS_PER_KIND`] rows, else the class's; for a
+    /// class, the class's; pooled, [`crate::uncertainty::ranges::FIT_LOG_SD`].
     pub uncertainty_log_sd: f64,
 }
 
@@ -650,7 +656,10 @@ pub struct Report {
     pub by_in_flight: Vec<InFlightSummary>,
     /// Over the held-out throughput rows.
     pub held_out_throughput_spread: Option<Spread>,
-    /// Over the held-out throughput rows of each kind of hardware that has any.
+    /// Over the held-out throughput rows of each class of model (classic, generative).
+    pub held_out_throughput_spread_by_class: Vec<Spread>,
+    /// Over the held-out throughput rows of each kind of hardware and class of model that has
+    /// any.
     pub held_out_throughput_spread_by_kind: Vec<Spread>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fit: Option<Vec<Fitted>>,
@@ -1373,24 +1382,33 @@ fn throughput_spread(
     rows: &[RowResult],
     profiles: &BTreeMap<&str, Profile>,
     kind: Option<UnitKind>,
+    generative: Option<bool>,
 ) -> Option<Spread> {
     use crate::uncertainty::ranges;
     let logs: Vec<f64> = rows
         .iter()
         .filter(|r| r.split == Split::HeldOut && r.metric.throughput())
         .filter(|r| kind.is_none_or(|k| profiles[r.profile.as_str()].kind == k))
+        .filter(|r| generative.is_none_or(|g| r.metric.generative() == g))
         .map(|r| (r.published / r.predicted).ln())
         .collect();
     if logs.is_empty() {
         return None;
     }
     let n = logs.len() as f64;
+    let uncertainty_log_sd = match (kind, generative) {
+        (Some(k), Some(g)) => ranges::fit_log_sd(k, g),
+        (None, Some(false)) => ranges::FIT_LOG_SD_CLASSIC,
+        (None, Some(true)) => ranges::FIT_LOG_SD_GENERATIVE,
+        _ => ranges::FIT_LOG_SD,
+    };
     Some(Spread {
         kind,
+        generative,
         rows: logs.len(),
         mean_log_ratio: logs.iter().sum::<f64>() / n,
         rms_log_ratio: (logs.iter().map(|x| x * x).sum::<f64>() / n).sqrt(),
-        uncertainty_log_sd: kind.map_or(ranges::FIT_LOG_SD, ranges::fit_log_sd),
+        uncertainty_log_sd,
     })
 }
 
@@ -1422,10 +1440,15 @@ pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
     let by_figure = by_figure(&rows);
     let by_source = by_source(&rows);
     let by_in_flight = by_in_flight(t, &rows);
-    let held_out_throughput_spread = throughput_spread(&rows, &profiles, None);
+    let held_out_throughput_spread = throughput_spread(&rows, &profiles, None, None);
+    let held_out_throughput_spread_by_class = [false, true]
+        .into_iter()
+        .filter_map(|g| throughput_spread(&rows, &profiles, None, Some(g)))
+        .collect();
     let held_out_throughput_spread_by_kind = [UnitKind::Gpu, UnitKind::Accelerator, UnitKind::Cpu]
         .into_iter()
-        .filter_map(|k| throughput_spread(&rows, &profiles, Some(k)))
+        .flat_map(|k| [(k, false), (k, true)])
+        .filter_map(|(k, g)| throughput_spread(&rows, &profiles, Some(k), Some(g)))
         .collect();
     let fit = if with_fit { Some(fit(t)?) } else { None };
     Ok(Report {
@@ -1436,6 +1459,7 @@ pub fn run(t: &Table, with_fit: bool) -> Result<Report, InputError> {
         by_source,
         by_in_flight,
         held_out_throughput_spread,
+        held_out_throughput_spread_by_class,
         held_out_throughput_spread_by_kind,
         fit,
     })
@@ -1668,11 +1692,27 @@ pub fn render(rep: &Report) -> String {
              rows (pooled sigma {}).\n",
             sp.rms_log_ratio, sp.mean_log_ratio, sp.rows, sp.uncertainty_log_sd
         ));
+        let class = |g: Option<bool>| match g {
+            Some(true) => "generative",
+            Some(false) => "classic",
+            None => "all",
+        };
+        for c in &rep.held_out_throughput_spread_by_class {
+            s.push_str(&format!(
+                "  {:<23} {:>3} rows  RMS {:.4}  mean {:+.4}  -> sigma {}\n",
+                format!("any {}", class(c.generative)),
+                c.rows,
+                c.rms_log_ratio,
+                c.mean_log_ratio,
+                c.uncertainty_log_sd,
+            ));
+        }
         for k in &rep.held_out_throughput_spread_by_kind {
             let kind = k.kind.map_or("all", UnitKind::label);
             let own = k.rows >= crate::uncertainty::ranges::FIT_MIN_ROWS_PER_KIND;
             s.push_str(&format!(
-                "  {kind:<12} {:>3} rows  RMS {:.4}  mean {:+.4}  -> sigma {}{}\n",
+                "  {:<23} {:>3} rows  RMS {:.4}  mean {:+.4}  -> sigma {}{}\n",
+                format!("{kind} {}", class(k.generative)),
                 k.rows,
                 k.rms_log_ratio,
                 k.mean_log_ratio,
@@ -1680,13 +1720,13 @@ pub fn render(rep: &Report) -> String {
                 if own {
                     " (its own)"
                 } else {
-                    " (pooled: too few rows of its own)"
+                    " (its class's: too few rows of its own)"
                 }
             ));
         }
         s.push_str(
             "The uncertainty analysis draws a profile's fitted constants lognormal around their \
-             values with its kind's sigma (the fit rule).\n",
+             values with the sigma of its kind and the scenario's class of model (the fit rule).\n",
         );
     }
     if let Some(fit) = &rep.fit {

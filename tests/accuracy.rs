@@ -280,9 +280,9 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
 }
 
 /// The spread the uncertainty analysis gives fitted constants is the one the suite measures on
-/// its held-out throughput rows — pooled, and per kind of hardware for a kind with enough rows:
-/// change a prediction, a row or a constant and this fails until `FIT_LOG_SD` /
-/// `FIT_LOG_SD_GPU` / `FIT_LOG_SD_ACCELERATOR` (and the reports' rule text) say the new figures.
+/// its held-out throughput rows — pooled, per class of model, and per kind of hardware and class
+/// for a cell with enough rows: change a prediction, a row or a constant and this fails until
+/// the `FIT_LOG_SD*` constants (and the reports' rule text) say the new figures.
 #[test]
 fn the_fit_rule_spread_is_the_suites_held_out_throughput_error() {
     use tco_sim::hardware::UnitKind;
@@ -306,24 +306,65 @@ fn the_fit_rule_spread_is_the_suites_held_out_throughput_error() {
         )
     };
     close(sp.rms_log_ratio, ranges::FIT_LOG_SD, "pooled");
-    // Each kind's rows partition the pooled ones; a kind with enough rows has its own σ (the
-    // constant), any other takes the pooled one.
-    let kinds = &rep.held_out_throughput_spread_by_kind;
-    assert_eq!(kinds.iter().map(|k| k.rows).sum::<usize>(), sp.rows);
-    for k in kinds {
-        let kind = k.kind.unwrap();
-        let own = k.rows >= FIT_MIN_ROWS_PER_KIND;
-        match kind {
-            UnitKind::Gpu | UnitKind::Accelerator => {
-                assert!(own, "{kind:?} has {} rows, too few for its own σ", k.rows);
-                close(k.rms_log_ratio, ranges::fit_log_sd(kind), kind.label());
-            }
-            UnitKind::Cpu => {
-                assert!(!own, "CPU now has {} rows: give it its own σ", k.rows);
-                assert_eq!(ranges::fit_log_sd(kind), ranges::FIT_LOG_SD);
+    assert!(ranges::FIT_RULE.contains(&format!(
+        "over {}",
+        rep.held_out_throughput_spread_by_class[0].rows
+    )));
+    // The two classes partition the pooled rows, each with its own σ.
+    let classes = &rep.held_out_throughput_spread_by_class;
+    assert_eq!(classes.len(), 2);
+    assert_eq!(classes.iter().map(|c| c.rows).sum::<usize>(), sp.rows);
+    for c in classes {
+        let generative = c.generative.unwrap();
+        let constant = if generative {
+            ranges::FIT_LOG_SD_GENERATIVE
+        } else {
+            ranges::FIT_LOG_SD_CLASSIC
+        };
+        assert!(c.rows >= FIT_MIN_ROWS_PER_KIND);
+        close(
+            c.rms_log_ratio,
+            constant,
+            if generative { "generative" } else { "classic" },
+        );
+        assert_eq!(c.uncertainty_log_sd, constant);
+    }
+    // The cells partition them again; a cell with enough rows has its own σ (the constant),
+    // any other takes its class's — and so does a cell with no row at all.
+    let cells = &rep.held_out_throughput_spread_by_kind;
+    assert_eq!(cells.iter().map(|k| k.rows).sum::<usize>(), sp.rows);
+    for kind in [UnitKind::Gpu, UnitKind::Accelerator, UnitKind::Cpu] {
+        for generative in [false, true] {
+            let class_sd = if generative {
+                ranges::FIT_LOG_SD_GENERATIVE
+            } else {
+                ranges::FIT_LOG_SD_CLASSIC
+            };
+            let sd = ranges::fit_log_sd(kind, generative);
+            let what = format!(
+                "{} {}",
+                kind.label(),
+                if generative { "generative" } else { "classic" }
+            );
+            match cells
+                .iter()
+                .find(|c| c.kind == Some(kind) && c.generative == Some(generative))
+            {
+                Some(c) if c.rows >= FIT_MIN_ROWS_PER_KIND => {
+                    close(c.rms_log_ratio, sd, &what);
+                    assert_eq!(c.uncertainty_log_sd, sd, "{what}");
+                }
+                Some(c) => {
+                    assert_eq!(
+                        sd, class_sd,
+                        "{what}: {} rows, too few for its own σ",
+                        c.rows
+                    );
+                    assert_eq!(c.uncertainty_log_sd, sd, "{what}");
+                }
+                None => assert_eq!(sd, class_sd, "{what}: no row, the class's σ"),
             }
         }
-        assert_eq!(k.uncertainty_log_sd, ranges::fit_log_sd(kind));
     }
 }
 

@@ -619,9 +619,11 @@ fn fitted_constants_are_varied_by_the_suites_held_out_error() {
                     Target::Profile { tier, .. } => s.tiers[tier].profile.kind,
                     _ => panic!("a fitted constant outside a profile: {}", u.path.key),
                 };
+                let generative =
+                    matches!(s.workload, tco_sim::workload::Workload::Generative { .. });
                 assert_eq!(
                     Some(u.dist),
-                    Dist::for_fit(v, kind),
+                    Dist::for_fit(v, kind, generative),
                     "{name}: {}",
                     u.path.key
                 );

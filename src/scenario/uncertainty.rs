@@ -490,11 +490,14 @@ impl Scenario {
                     (dist, origin)
                 }
                 Basis::Fit => {
-                    // A profile's kind picks the fit rule's σ; anything else takes the pooled one.
+                    // A profile's kind and the workload's class pick the fit rule's σ;
+                    // anything else takes the pooled one.
                     let dist = match p.target {
-                        Target::Profile { tier, .. } => {
-                            Dist::for_fit(value, self.tiers[tier].profile.kind)
-                        }
+                        Target::Profile { tier, .. } => Dist::for_fit(
+                            value,
+                            self.tiers[tier].profile.kind,
+                            matches!(self.workload, crate::workload::Workload::Generative { .. }),
+                        ),
                         _ => Dist::lognormal_median(value, ranges::FIT_LOG_SD),
                     };
                     let Some(dist) = dist else {

@@ -51,35 +51,46 @@ pub const ESTIMATE_HIGH: f64 = 1.5;
 /// Where [`ESTIMATE_LOW`] and [`ESTIMATE_HIGH`] come from.
 pub const ESTIMATE_RULE: &str = "estimate: triangular −30 %/+50 % around the value, the outer bounds of an AACE International Class 4 estimate (Recommended Practice 18R-97, expected accuracy −15 to −30 % low, +20 to +50 % high; https://studylib.net/doc/25469138/aace18r-97, rev. 2011-11-29)";
 
-/// The spread of a constant the accuracy suite fitted (basis "fit") on hardware of a kind
-/// with fewer than [`FIT_MIN_ROWS_PER_KIND`] held-out throughput rows: its logarithm is drawn
-/// normal around the fitted value's with this standard deviation — a lognormal whose median is
-/// the fitted value.
+/// The spread of a constant the accuracy suite fitted (basis "fit"), pooled over every held-out
+/// throughput row: what an input outside any profile takes, and the figure `tco-sim accuracy`
+/// prints first.
 ///
 /// A fitted constant reproduces its own rows exactly, so their error says nothing of how sure
 /// it is; the held-out rows do. This is the RMS of ln(published / predicted) over all the
 /// suite's held-out throughput rows (Offline, Server, tokens/s Offline, Server and at a
 /// concurrency): how far the planner, with every fitted constant at its value, missed the
-/// throughputs it was not tuned on. A kind of hardware with enough rows of its own gets its own
-/// figure ([`fit_log_sd`]). `tco-sim accuracy` prints the figures it measures beside these,
-/// and `tests/accuracy.rs` fails when they part.
+/// throughputs it was not tuned on. A profile's constants take the figure of the rows most like
+/// the scenario ([`fit_log_sd`]). `tco-sim accuracy` prints the figures it measures beside
+/// these, and `tests/accuracy.rs` fails when they part.
 pub const FIT_LOG_SD: f64 = 0.2494;
-/// The fewest held-out throughput rows a kind of hardware needs for a σ of its own; below it
-/// the pooled [`FIT_LOG_SD`] applies.
+/// The fewest held-out throughput rows a cell (a kind of hardware and a class of model) needs
+/// for a σ of its own; below it the class's pooled figure applies.
 pub const FIT_MIN_ROWS_PER_KIND: usize = 8;
-/// The σ of GPU profiles' fitted constants: the RMS over the suite's held-out GPU throughput rows.
-pub const FIT_LOG_SD_GPU: f64 = 0.2493;
-/// The σ of accelerator (ASIC) profiles' fitted constants, over their held-out throughput rows.
-pub const FIT_LOG_SD_ACCELERATOR: f64 = 0.2622;
+/// The σ over every held-out classic (non-generative) throughput row, Offline and Server.
+pub const FIT_LOG_SD_CLASSIC: f64 = 0.1577;
+/// The σ over every held-out generative throughput row (LLM tokens/s).
+pub const FIT_LOG_SD_GENERATIVE: f64 = 0.2697;
+/// The σ of GPU profiles' fitted constants for a classic model: the RMS over the suite's
+/// held-out GPU classic throughput rows.
+pub const FIT_LOG_SD_GPU_CLASSIC: f64 = 0.0997;
+/// The σ of GPU profiles' fitted constants for a generative model, over the held-out GPU LLM
+/// throughput rows.
+pub const FIT_LOG_SD_GPU_GENERATIVE: f64 = 0.2697;
+/// The σ of accelerator (ASIC) profiles' fitted constants for a classic model, over their
+/// held-out classic throughput rows.
+pub const FIT_LOG_SD_ACCELERATOR_CLASSIC: f64 = 0.2622;
 /// Where the fit rule's figures come from, as the reports say it.
-pub const FIT_RULE: &str = "fit: lognormal with its median at the fitted value and σ in ln terms the RMS of ln(published / predicted) over the accuracy suite's held-out throughput rows of the same kind of hardware (data/accuracy.toml, `tco-sim accuracy`) — GPU σ = 0.2493 (349 rows), accelerator σ = 0.2622 (21 rows) — or over all of them, σ = 0.2494 (372 rows), for a kind with fewer than 8 (CPU: 2): how far the planner with its fitted constants missed measurements it was not tuned on";
+pub const FIT_RULE: &str = "fit: lognormal with its median at the fitted value and σ in ln terms the RMS of ln(published / predicted) over the accuracy suite's held-out throughput rows of the same kind of hardware and the same class of model (data/accuracy.toml, `tco-sim accuracy`) — GPU classic σ = 0.0997 (59 rows), GPU generative σ = 0.2697 (290 rows), accelerator classic σ = 0.2622 (21 rows) — or over that class on every kind, for a cell with fewer than 8 rows (CPU classic: 2 rows, classic σ = 0.1577 over 82; accelerator and CPU generative: no throughput row, generative σ = 0.2697 over 290): how far the planner with its fitted constants missed measurements it was not tuned on";
 
-/// The fit rule's σ for a profile of kind `kind`: its kind's own, or the pooled [`FIT_LOG_SD`].
-pub fn fit_log_sd(kind: UnitKind) -> f64 {
-    match kind {
-        UnitKind::Gpu => FIT_LOG_SD_GPU,
-        UnitKind::Accelerator => FIT_LOG_SD_ACCELERATOR,
-        UnitKind::Cpu => FIT_LOG_SD,
+/// The fit rule's σ for a constant of a profile of kind `kind` planning a generative model or
+/// not: the cell's own where it has enough held-out throughput rows, else the class's.
+pub fn fit_log_sd(kind: UnitKind, generative: bool) -> f64 {
+    match (kind, generative) {
+        (UnitKind::Gpu, false) => FIT_LOG_SD_GPU_CLASSIC,
+        (UnitKind::Gpu, true) => FIT_LOG_SD_GPU_GENERATIVE,
+        (UnitKind::Accelerator, false) => FIT_LOG_SD_ACCELERATOR_CLASSIC,
+        (UnitKind::Cpu, false) => FIT_LOG_SD_CLASSIC,
+        (UnitKind::Accelerator | UnitKind::Cpu, true) => FIT_LOG_SD_GENERATIVE,
     }
 }
 
@@ -281,10 +292,11 @@ impl Dist {
     }
 
     /// The default of a constant the accuracy suite fitted on a profile of kind `kind`, with
-    /// value `value`: a lognormal with its median at the value and [`fit_log_sd`] in ln terms.
-    /// `None` for a value ≤ 0, which no multiplicative spread moves.
-    pub fn for_fit(value: f64, kind: UnitKind) -> Option<Dist> {
-        Dist::lognormal_median(value, fit_log_sd(kind))
+    /// value `value`, for a scenario of a generative model or not: a lognormal with its median
+    /// at the value and [`fit_log_sd`] in ln terms. `None` for a value ≤ 0, which no
+    /// multiplicative spread moves.
+    pub fn for_fit(value: f64, kind: UnitKind, generative: bool) -> Option<Dist> {
+        Dist::lognormal_median(value, fit_log_sd(kind, generative))
     }
 
     /// A lognormal with its median at `value` and `log_sd` as the standard deviation of its
@@ -417,14 +429,17 @@ mod tests {
 
     #[test]
     fn fitted_constants_get_a_lognormal_with_their_value_as_median() {
-        for (kind, sd) in [
-            (UnitKind::Gpu, FIT_LOG_SD_GPU),
-            (UnitKind::Accelerator, FIT_LOG_SD_ACCELERATOR),
-            (UnitKind::Cpu, FIT_LOG_SD),
+        for (kind, generative, sd) in [
+            (UnitKind::Gpu, false, FIT_LOG_SD_GPU_CLASSIC),
+            (UnitKind::Gpu, true, FIT_LOG_SD_GPU_GENERATIVE),
+            (UnitKind::Accelerator, false, FIT_LOG_SD_ACCELERATOR_CLASSIC),
+            (UnitKind::Accelerator, true, FIT_LOG_SD_GENERATIVE),
+            (UnitKind::Cpu, false, FIT_LOG_SD_CLASSIC),
+            (UnitKind::Cpu, true, FIT_LOG_SD_GENERATIVE),
         ] {
-            let d = Dist::for_fit(0.4872, kind).unwrap();
+            let d = Dist::for_fit(0.4872, kind, generative).unwrap();
             assert!(d.check().is_ok());
-            // The median is the fitted value and ln(value) has the kind's spread: P10 and P90
+            // The median is the fitted value and ln(value) has the cell's spread: P10 and P90
             // sit at exp(∓1.2816 σ) times it.
             assert!((d.quantile(0.5) / 0.4872 - 1.0).abs() < 1e-12);
             let (p10, p90) = d.tornado_ends();
@@ -433,8 +448,8 @@ mod tests {
             assert!((p90 / 0.4872 - (z * sd).exp()).abs() < 1e-9);
             assert!(FIT_RULE.contains(&format!("σ = {sd}")), "{sd}");
         }
-        assert_eq!(Dist::for_fit(0.0, UnitKind::Gpu), None);
-        assert_eq!(Dist::for_fit(f64::NAN, UnitKind::Gpu), None);
+        assert_eq!(Dist::for_fit(0.0, UnitKind::Gpu, false), None);
+        assert_eq!(Dist::for_fit(f64::NAN, UnitKind::Gpu, true), None);
         assert!(FIT_RULE.contains(&format!("fewer than {FIT_MIN_ROWS_PER_KIND}")));
     }
 
