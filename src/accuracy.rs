@@ -1697,31 +1697,25 @@ pub fn render(rep: &Report) -> String {
             Some(false) => "classic",
             None => "all",
         };
-        for c in &rep.held_out_throughput_spread_by_class {
-            s.push_str(&format!(
-                "  {:<23} {:>3} rows  RMS {:.4}  mean {:+.4}  -> sigma {}\n",
-                format!("any {}", class(c.generative)),
-                c.rows,
-                c.rms_log_ratio,
-                c.mean_log_ratio,
-                c.uncertainty_log_sd,
-            ));
-        }
-        for k in &rep.held_out_throughput_spread_by_kind {
-            let kind = k.kind.map_or("all", UnitKind::label);
+        // One line per class (its σ always its own), then per kind and class.
+        let classes = rep
+            .held_out_throughput_spread_by_class
+            .iter()
+            .map(|c| (format!("any {}", class(c.generative)), c, ""));
+        let cells = rep.held_out_throughput_spread_by_kind.iter().map(|k| {
             let own = k.rows >= crate::uncertainty::ranges::FIT_MIN_ROWS_PER_KIND;
+            let kind = k.kind.map_or("all", UnitKind::label);
+            let whose = if own {
+                " (its own)"
+            } else {
+                " (its class's: too few rows of its own)"
+            };
+            (format!("{kind} {}", class(k.generative)), k, whose)
+        });
+        for (label, k, whose) in classes.chain(cells) {
             s.push_str(&format!(
-                "  {:<23} {:>3} rows  RMS {:.4}  mean {:+.4}  -> sigma {}{}\n",
-                format!("{kind} {}", class(k.generative)),
-                k.rows,
-                k.rms_log_ratio,
-                k.mean_log_ratio,
-                k.uncertainty_log_sd,
-                if own {
-                    " (its own)"
-                } else {
-                    " (its class's: too few rows of its own)"
-                }
+                "  {label:<23} {:>3} rows  RMS {:.4}  mean {:+.4}  -> sigma {}{whose}\n",
+                k.rows, k.rms_log_ratio, k.mean_log_ratio, k.uncertainty_log_sd,
             ));
         }
         s.push_str(
