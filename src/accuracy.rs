@@ -1398,8 +1398,7 @@ fn throughput_spread(
     let n = logs.len() as f64;
     let uncertainty_log_sd = match (kind, generative) {
         (Some(k), Some(g)) => ranges::fit_log_sd(k, g),
-        (None, Some(false)) => ranges::FIT_LOG_SD_CLASSIC,
-        (None, Some(true)) => ranges::FIT_LOG_SD_GENERATIVE,
+        (None, Some(g)) => ranges::class_log_sd(g),
         _ => ranges::FIT_LOG_SD,
     };
     Some(Spread {

@@ -160,8 +160,9 @@ fn the_table_prints_with_a_summary() {
 
 /// The pooled held-out error, held to what was measured on 2026-12-06 (`tco-sim accuracy`: 1,096
 /// rows, median 12.7 %, max 168.2 % with the 86 blind MLPerf v4.1 rows of other vendors' H100
-/// and H200 systems, 6.2 % / 45.8 % among themselves; 1,010 rows, median 13.3 %, max 168.2 % once the H200's memory efficiency is fit to its TensorRT-LLM
-/// 0.9.0 batch-1 row (the H200's other 145 rows there: median 16.5 % -> 10.4 %); 1,011 rows,
+/// and H200 systems, 6.2 % / 45.8 % among themselves; 1,010 rows, median 13.3 %, max 168.2 %
+/// once the H200's memory efficiency is fit to its TensorRT-LLM 0.9.0 batch-1 row (the H200's
+/// other 145 rows there: median 16.5 % -> 10.4 %); 1,011 rows,
 /// median 15.0 %, max 168.2 % once a scheduler without chunked prefill fills its token
 /// budget with whole prompts, which spreads the closed-loop clients that start together, as
 /// TensorRT-LLM's `max_num_tokens` does — the worst row now a NIM 8B's TTFT at 25 clients,
@@ -316,11 +317,7 @@ fn the_fit_rule_spread_is_the_suites_held_out_throughput_error() {
     assert_eq!(classes.iter().map(|c| c.rows).sum::<usize>(), sp.rows);
     for c in classes {
         let generative = c.generative.unwrap();
-        let constant = if generative {
-            ranges::FIT_LOG_SD_GENERATIVE
-        } else {
-            ranges::FIT_LOG_SD_CLASSIC
-        };
+        let constant = ranges::class_log_sd(generative);
         assert!(c.rows >= FIT_MIN_ROWS_PER_KIND);
         close(
             c.rms_log_ratio,
@@ -335,11 +332,7 @@ fn the_fit_rule_spread_is_the_suites_held_out_throughput_error() {
     assert_eq!(cells.iter().map(|k| k.rows).sum::<usize>(), sp.rows);
     for kind in [UnitKind::Gpu, UnitKind::Accelerator, UnitKind::Cpu] {
         for generative in [false, true] {
-            let class_sd = if generative {
-                ranges::FIT_LOG_SD_GENERATIVE
-            } else {
-                ranges::FIT_LOG_SD_CLASSIC
-            };
+            let class_sd = ranges::class_log_sd(generative);
             let sd = ranges::fit_log_sd(kind, generative);
             let what = format!(
                 "{} {}",

@@ -83,14 +83,24 @@ pub const FIT_LOG_SD_ACCELERATOR_CLASSIC: f64 = 0.2622;
 pub const FIT_RULE: &str = "fit: lognormal with its median at the fitted value and σ in ln terms the RMS of ln(published / predicted) over the accuracy suite's held-out throughput rows of the same kind of hardware and the same class of model (data/accuracy.toml, `tco-sim accuracy`) — GPU classic σ = 0.0997 (59 rows), GPU generative σ = 0.2697 (290 rows), accelerator classic σ = 0.2622 (21 rows) — or over that class on every kind, for a cell with fewer than 8 rows (CPU classic: 2 rows, classic σ = 0.1577 over 82; accelerator and CPU generative: no throughput row, generative σ = 0.2697 over 290): how far the planner with its fitted constants missed measurements it was not tuned on";
 
 /// The fit rule's σ for a constant of a profile of kind `kind` planning a generative model or
-/// not: the cell's own where it has enough held-out throughput rows, else the class's.
+/// not: the cell's own where it has enough held-out throughput rows, else the class's
+/// ([`class_log_sd`]).
 pub fn fit_log_sd(kind: UnitKind, generative: bool) -> f64 {
     match (kind, generative) {
         (UnitKind::Gpu, false) => FIT_LOG_SD_GPU_CLASSIC,
         (UnitKind::Gpu, true) => FIT_LOG_SD_GPU_GENERATIVE,
         (UnitKind::Accelerator, false) => FIT_LOG_SD_ACCELERATOR_CLASSIC,
-        (UnitKind::Cpu, false) => FIT_LOG_SD_CLASSIC,
-        (UnitKind::Accelerator | UnitKind::Cpu, true) => FIT_LOG_SD_GENERATIVE,
+        (UnitKind::Cpu, _) | (UnitKind::Accelerator, true) => class_log_sd(generative),
+    }
+}
+
+/// The fit rule's σ over every held-out throughput row of a class of model, on any kind of
+/// hardware: [`FIT_LOG_SD_GENERATIVE`] or [`FIT_LOG_SD_CLASSIC`].
+pub fn class_log_sd(generative: bool) -> f64 {
+    if generative {
+        FIT_LOG_SD_GENERATIVE
+    } else {
+        FIT_LOG_SD_CLASSIC
     }
 }
 
