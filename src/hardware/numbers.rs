@@ -259,7 +259,7 @@ pub const MEMORY: ProfileNumber = ProfileNumber {
     scale: 1e9,
     valid: Valid::from_to(0.001, 100_000.0, "GB from 0.001 to 100,000"),
     presence: Presence::Required,
-    help: "memory per chip that holds weights and KV cache (at most 100,000 GB: a socket holds at most ~12 TB of DRAM, ×8)",
+    help: "memory per chip that holds weights and KV cache (at most 100,000 GB: a socket holds at most ~12 TB of DRAM, ×8). For an accelerator, the total its driver reports (nvidia-smi, rocminfo), which a serving engine's memory fraction multiplies: a vendor's \"80 GB\" is usually 80 GiB (an H100 reports 81,559 MiB, 85.52 GB)",
     raw: |f| Some(&f.chip.memory_gb),
     held: |p| Some(&p.memory_bytes_per_chip),
     held_mut: |p| Some(&mut p.memory_bytes_per_chip),
