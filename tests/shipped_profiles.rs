@@ -126,3 +126,33 @@ fn accelerator_memory_is_the_drivers_reading_converted() {
     // H100 ×4, H200 ×2, B200 ×2, L4, T4, MI300X, TPU v6e.
     assert_eq!(read, 12);
 }
+
+/// CPU caches are binary as vendors write them and `chip.l2_mb_per_core` is in 10⁶ bytes, as
+/// `calibrate` writes a measured L2 (1 MiB → 1.049): every shipped per-core L2 is a whole number
+/// of quarter-MiB in those units, so a vendor's "1 MB" copied as 1.0 (0.954 MiB) fails here.
+#[test]
+fn cpu_l2_sizes_are_binary_megabytes_in_decimal_units() {
+    use tco_sim::hardware::UnitKind;
+    let mut cpus = 0;
+    for path in shipped_files() {
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let p = Profile::from_source(&SourceFile::from_text(stem.to_string(), text), Some(stem))
+            .unwrap_or_else(|e| panic!("{e}"));
+        if p.kind != UnitKind::Cpu {
+            continue;
+        }
+        let l2 = p
+            .l2_bytes_per_core
+            .as_ref()
+            .expect("a CPU profile gives its L2");
+        let quarters = l2.value / (1024.0 * 1024.0) * 4.0;
+        assert!(
+            (quarters - quarters.round()).abs() < 0.01,
+            "{stem}: L2 {} B is not a whole number of quarter-MiB",
+            l2.value
+        );
+        cpus += 1;
+    }
+    assert!(cpus >= 6, "{cpus}");
+}
