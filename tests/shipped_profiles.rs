@@ -23,6 +23,21 @@ fn shipped_files() -> Vec<PathBuf> {
     files
 }
 
+/// Every shipped profile file, parsed, with its file stem.
+fn shipped_profiles() -> Vec<(String, Profile)> {
+    shipped_files()
+        .iter()
+        .map(|path| {
+            let stem = path.file_stem().and_then(|s| s.to_str()).unwrap();
+            let text = std::fs::read_to_string(path).unwrap();
+            let p =
+                Profile::from_source(&SourceFile::from_text(stem.to_string(), text), Some(stem))
+                    .unwrap_or_else(|e| panic!("{e}"));
+            (stem.to_string(), p)
+        })
+        .collect()
+}
+
 #[test]
 fn every_shipped_profile_validates_and_sources_dates_and_explains_every_number() {
     let files = shipped_files();
@@ -87,11 +102,8 @@ fn accelerator_memory_is_the_drivers_reading_converted() {
         "aws-trn2.48xlarge",
     ];
     let mut read = 0;
-    for path in shipped_files() {
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let p = Profile::from_source(&SourceFile::from_text(stem.to_string(), text), Some(stem))
-            .unwrap_or_else(|e| panic!("{e}"));
+    for (stem, p) in shipped_profiles() {
+        let stem = stem.as_str();
         if p.kind == UnitKind::Cpu || DOCUMENTED_ONLY.contains(&stem) {
             continue;
         }
@@ -134,11 +146,8 @@ fn accelerator_memory_is_the_drivers_reading_converted() {
 fn cpu_l2_sizes_are_binary_megabytes_in_decimal_units() {
     use tco_sim::hardware::UnitKind;
     let mut cpus = 0;
-    for path in shipped_files() {
-        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap();
-        let text = std::fs::read_to_string(&path).unwrap();
-        let p = Profile::from_source(&SourceFile::from_text(stem.to_string(), text), Some(stem))
-            .unwrap_or_else(|e| panic!("{e}"));
+    for (stem, p) in shipped_profiles() {
+        let stem = stem.as_str();
         if p.kind != UnitKind::Cpu {
             continue;
         }
