@@ -89,9 +89,10 @@ fn validate_accepts_every_shipped_profile_file() {
 
 /// Device memory is what the driver reports (hardware-profiles/README.md): every GPU and
 /// accelerator profile's `chip.memory_gb` note quotes the reading — "reports N MiB", "N KiB" or
-/// "N bytes" — and the value is that reading in 10⁹ bytes, to the 0.01 GB written. The three
-/// profiles no citable reading was found for keep their documented figure and are named here,
-/// so a new profile cannot fall back to a marketing "GB" unnoticed.
+/// "N bytes" — and the value is that reading in 10⁹ bytes, to the 0.01 GB written. The chips
+/// that keep a documented figure are named here (Inferentia2's 32 GB and Gaudi 3's 128 GB, no
+/// citable runtime reading found; Trainium2's 96 GiB, converted already), so a new profile
+/// cannot fall back to a marketing "GB" unnoticed.
 #[test]
 fn accelerator_memory_is_the_drivers_reading_converted() {
     use tco_sim::hardware::UnitKind;
