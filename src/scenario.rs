@@ -291,7 +291,7 @@ fn validate(src: &SourceFile, f: ScenarioFile) -> Result<Scenario, InputError> {
     let mut traffic = crate::traffic::file::validate(src, &f.traffic, &base)?;
     prefix::validate(src, &f.workload, &workload, &mut traffic)?;
     crate::traffic::file::check_peak(src, &f.traffic, &traffic, horizon_years)?;
-    let slo = validate_slo(src, &f.slo, matches!(workload, Workload::Generative { .. }))?;
+    let slo = validate_slo(src, &f.slo, workload.is_generative())?;
 
     let mut search = ProfileSearch::default();
     if let Some(dir) = &f.profiles_dir {
@@ -872,7 +872,7 @@ fn validate_tier(
         batching.cores_per_request = whole(src, k, &field("cores_per_request"), 1, cores)?;
     }
     // Generative-only keys: refused where they would have no effect, with the reason.
-    let generative = matches!(workload, crate::workload::Workload::Generative { .. });
+    let generative = workload.is_generative();
     let classic_why =
         |what: &str| format!("workload `{}` is a classic model, {what}", workload.name());
     if let Some(d) = &t.tensor_parallel {
@@ -1126,7 +1126,7 @@ fn generative_scheduling(
     workload: &Workload,
 ) -> Result<crate::hardware::GenerativeScheduling, InputError> {
     let mut g = crate::hardware::GenerativeScheduling::default();
-    if !matches!(workload, Workload::Generative { .. }) {
+    if !workload.is_generative() {
         let given = [
             (
                 "chunked_prefill",

@@ -411,6 +411,11 @@ pub enum Workload {
 }
 
 impl Workload {
+    /// Whether this is a generative model (prefill, then decode steps), not a classic one.
+    pub fn is_generative(&self) -> bool {
+        matches!(self, Workload::Generative { .. })
+    }
+
     /// The mean prompt and output token counts, rounded (output at least 1), of a generative
     /// workload; (0, 0) for a classic one. The fixed-size requests a latency curve or a
     /// calibration point is simulated with.

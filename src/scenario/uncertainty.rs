@@ -496,7 +496,7 @@ impl Scenario {
                         Target::Profile { tier, .. } => Dist::for_fit(
                             value,
                             self.tiers[tier].profile.kind,
-                            matches!(self.workload, crate::workload::Workload::Generative { .. }),
+                            self.workload.is_generative(),
                         ),
                         _ => Dist::lognormal_median(value, ranges::FIT_LOG_SD),
                     };
