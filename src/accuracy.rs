@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::capacity::search::server_model;
 use crate::cite::{Basis, Cited, Source};
-use crate::hardware::{KvAllocationChoice, Precision, Profile, ProfileSearch, UnitKind};
+use crate::hardware::{KvAllocationChoice, Precision, Profile, ProfileSearch, Topology, UnitKind};
 use crate::input::InputError;
 use crate::perf::{self, ServicePlan};
 use crate::sim::{self, Dispatch, FleetSpec, PoissonArrivals, RunSpec};
@@ -470,6 +470,11 @@ pub struct Row {
     /// (a 2-GPU NIM run predicted with an 8-GPU profile): a configuration, not a fitted constant.
     #[serde(default)]
     pub chips: Option<u32>,
+    /// How the published system's GPUs reach each other, where it differs from the profile's
+    /// (`"mesh"`: four H100 SXM linked directly, no NVSwitch): a configuration of a row that
+    /// splits its model over devices (`tensor_parallel` ≥ 2), whose all-reduces cross it.
+    #[serde(default)]
+    pub interconnect_topology: Option<Topology>,
     /// Neuron `offline` rows: the table row's own P50 latency \[ms\], from which the harness's
     /// requests in flight follow (`in_flight`); with `data_parallel_cores`.
     #[serde(default)]
@@ -734,6 +739,11 @@ pub fn load(text: &str) -> Result<Table, InputError> {
         if r.chips == Some(0) {
             return Err(here("chips must be ≥ 1"));
         }
+        if r.interconnect_topology.is_some() && r.tensor_parallel.unwrap_or(1) < 2 {
+            return Err(here(
+                "interconnect_topology sets the links a tensor-parallel replica's all-reduces cross; a row without tensor_parallel ≥ 2 runs none, remove it",
+            ));
+        }
         match (r.latency_p50_ms, r.data_parallel_cores) {
             (None, None) => {}
             (Some(p50), Some(cores)) => {
@@ -921,15 +931,27 @@ pub fn shipped_profile(name: &str) -> Result<Profile, InputError> {
 /// The row's prediction with `profile` (the shipped one, or one whose constants a fit is moving).
 pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError> {
     let w = row_workload(t, r)?;
-    let resized;
-    let profile = match r.chips {
-        Some(c) if c < profile.chip_count() => {
-            let mut p = profile.clone();
+    let fewer_chips = r.chips.filter(|&c| c < profile.chip_count());
+    let adjusted;
+    let profile = if fewer_chips.is_some() || r.interconnect_topology.is_some() {
+        let mut p = profile.clone();
+        if let Some(c) = fewer_chips {
             p.chips.value = c as f64;
-            resized = p;
-            &resized
         }
-        _ => profile,
+        if let Some(t) = r.interconnect_topology {
+            if p.interconnect_bandwidth.is_none() {
+                return Err(InputError::new(format!(
+                    "accuracy row `{}`: interconnect_topology has no effect on `{}`, whose profile gives no interconnect bandwidth",
+                    r.id, p.name
+                ))
+                .with_help("give the profile [interconnect] bandwidth_gbps, or remove the row's interconnect_topology"));
+            }
+            p.interconnect_mesh = t == Topology::Mesh;
+        }
+        adjusted = p;
+        &adjusted
+    } else {
+        profile
     };
     let mut batching = profile.batching.clone();
     if let Some(b) = r.batch {

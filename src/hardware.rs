@@ -247,6 +247,26 @@ pub enum KvAllocationChoice {
     Reserve,
 }
 
+/// How a unit's device links reach each other: the vocabulary of a profile's
+/// `interconnect.topology` and of an accuracy row's `interconnect_topology`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Topology {
+    /// Through a switch: every device reaches every other at the full bandwidth (NVSwitch).
+    Switch,
+    /// Point to point, spread over the unit's other devices: a group of `d` of `N` devices
+    /// gets `(d−1)/(N−1)` of the bandwidth ([`Profile::interconnect_mesh`]).
+    Mesh,
+}
+
+impl Topology {
+    /// The topology a key's value names (`"switch"`, `"mesh"`), by the same names serde reads.
+    pub fn from_name(name: &str) -> Option<Self> {
+        use serde::de::{IntoDeserializer, value::Error};
+        Self::deserialize(IntoDeserializer::<Error>::into_deserializer(name)).ok()
+    }
+}
+
 impl KvAllocationChoice {
     /// The choice a key's value names (`"paged"`, `"reserve"`), by the same names serde reads.
     pub fn from_name(name: &str) -> Option<Self> {
@@ -593,15 +613,14 @@ fn validate(
     }
     let interconnect_mesh = match f.interconnect.as_ref().and_then(|i| i.topology.as_ref()) {
         None => false,
-        Some(t) => match t.get_ref().as_str() {
-            "switch" => false,
-            "mesh" => true,
-            other => {
+        Some(t) => match Topology::from_name(t.get_ref()) {
+            Some(topology) => topology == Topology::Mesh,
+            None => {
                 return Err(src
                     .error(
                         t,
                         "interconnect.topology",
-                        format!("unknown topology `{other}`"),
+                        format!("unknown topology `{}`", t.get_ref()),
                     )
                     .with_help("valid: \"switch\" (every device reaches every other at the full bandwidth) or \"mesh\" (links spread over the unit's other devices)"));
             }

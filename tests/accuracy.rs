@@ -666,6 +666,68 @@ fn a_rows_engine_scheduler_reaches_its_prediction_and_is_refused_where_it_has_no
     assert!(e.contains("max_batched_tokens") && e.contains("≥ 1"), "{e}");
 }
 
+/// A row's `interconnect_topology` reaches its prediction: the 4-GPU H100 systems link each
+/// pair of GPUs by 6 of their 18 NVLinks, so a TP2 engine's all-reduces cross a third of the
+/// bandwidth an NVSwitch gives; "switch" is the profile's own topology and predicts what the row
+/// without the key does. The key is refused on a row that splits nothing over devices, and an
+/// unknown topology names the valid ones where it stands.
+#[test]
+fn a_rows_interconnect_topology_reaches_its_prediction_and_is_refused_where_nothing_crosses_it() {
+    let id = "v41-dell-xe8640-h100-sxm-80gbx4-llama2-70b-offline";
+    let at = accuracy::TABLE.find(&format!("id = \"{id}\"")).unwrap();
+    let key = "interconnect_topology = \"mesh\"\n";
+    let end = at + accuracy::TABLE[at..].find("\n\n").unwrap();
+    assert!(
+        accuracy::TABLE[at..end].contains(key),
+        "`{key}` is not in row {id}"
+    );
+    let with = |replacement: &str| {
+        let row = accuracy::TABLE[at..].replacen(key, replacement, 1);
+        let t = accuracy::load(&format!("{}{row}", &accuracy::TABLE[..at])).unwrap();
+        let r = t.rows.iter().find(|r| r.id == id).unwrap();
+        accuracy::predict(&t, r, &accuracy::shipped_profile(&r.profile).unwrap()).unwrap()
+    };
+    let (mesh, switch, none) = (
+        with(key),
+        with("interconnect_topology = \"switch\"\n"),
+        with(""),
+    );
+    assert_eq!(switch.to_bits(), none.to_bits(), "{switch} vs {none}");
+    // The bytes of a TP2 step's all-reduces take three times as long over 6 links as over 18;
+    // at ~1,600 tokens an iteration that is a tenth of the step.
+    assert!(
+        mesh < 0.92 * switch && mesh > 0.8 * switch,
+        "{mesh} vs {switch}"
+    );
+
+    // The same rule, at the plan: a pair of a 4-device mesh gets (2-1)/(4-1) of the bandwidth.
+    let mut p = accuracy::shipped_profile("hgx-h100-8x").unwrap();
+    p.chips.value = 4.0;
+    let model = tco_sim::workload::generative_preset("llama-2-70b").unwrap();
+    let (_, over_switch) = tco_sim::perf::collective_cost(&p, &model, 2);
+    p.interconnect_mesh = true;
+    let (_, over_mesh) = tco_sim::perf::collective_cost(&p, &model, 2);
+    assert!(
+        (over_mesh / over_switch - 3.0).abs() < 1e-12,
+        "{over_mesh} / {over_switch}"
+    );
+
+    // The table's first classic row (ResNet-50 on one H100) splits nothing over devices.
+    let classic = refused_with(
+        "metric = \"offline\"",
+        "interconnect_topology = \"mesh\"\nmetric = \"offline\"",
+    );
+    assert!(
+        classic.contains("interconnect_topology") && classic.contains("tensor_parallel ≥ 2"),
+        "{classic}"
+    );
+    let e = refused_with(key, "interconnect_topology = \"ring\"\n");
+    assert!(
+        e.starts_with("data/accuracy.toml:") && e.contains("switch") && e.contains("mesh"),
+        "{e}"
+    );
+}
+
 /// A closed-loop row without a concurrency (or an open-loop row with one) is refused on load.
 #[test]
 fn a_closed_loop_row_needs_its_concurrency() {
