@@ -265,9 +265,12 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
             "{:?}",
             f.figure
         );
+        // The figures as last measured: a change that makes one worse must say so here. (The
+        // eight MLPerf v4.0 rows, TensorRT 9.3 and 16-30 % slower than the planner, raised the
+        // median under a bound from 0.158 to 0.175; the 4-GPU mesh lowered its max from 0.458.)
         let (median_then, max_then) = match f.figure {
             Figure::Throughput => (0.098, 1.387),
-            Figure::ThroughputUnderBound => (0.158, 0.458),
+            Figure::ThroughputUnderBound => (0.175, 0.304),
             Figure::Latency => (0.136, 1.682),
         };
         assert!(
@@ -560,8 +563,8 @@ fn server_rows_with_a_length_spread_keep_the_published_means() {
     let spread: Vec<&accuracy::Row> = t.rows.iter().filter(|r| r.token_cv.is_some()).collect();
     assert_eq!(
         spread.len(),
-        19,
-        "the MLPerf llama2-70b Server rows: NVIDIA's and AMD's three and the 16 of other vendors"
+        23,
+        "the MLPerf llama2-70b Server rows: v4.1's three of NVIDIA and AMD and 16 of other vendors, v4.0's four"
     );
     for r in spread {
         assert_eq!(r.metric, accuracy::Metric::TokensServer, "{}", r.id);
@@ -726,6 +729,70 @@ fn a_rows_interconnect_topology_reaches_its_prediction_and_is_refused_where_noth
         e.starts_with("data/accuracy.toml:") && e.contains("switch") && e.contains("mesh"),
         "{e}"
     );
+}
+
+/// The NVLink mesh's blind test (data/accuracy.toml, MLPerf v4.0): the 4-GPU systems' published
+/// tokens/s per GPU, over the same round's 8-GPU systems', sit nearer the ratio the planner
+/// predicts with their mesh than the one it predicts through a switch — for at least three of
+/// the four rows, the pass criterion committed with the rule.
+#[test]
+fn the_4_gpu_mesh_predicts_mlperf_v4_0s_per_gpu_ratio() {
+    let t = table();
+    let predict = |text: &str, id: &str| {
+        let t = accuracy::load(text).unwrap();
+        let r = t.rows.iter().find(|r| r.id == id).unwrap();
+        accuracy::predict(&t, r, &accuracy::shipped_profile(&r.profile).unwrap()).unwrap()
+    };
+    let mut passed = 0;
+    for scenario in ["offline", "server"] {
+        let eight: Vec<_> = t
+            .rows
+            .iter()
+            .filter(|r| r.source == "mlperf-v4-0" && r.chips.is_none())
+            .filter(|r| r.id.ends_with(scenario))
+            .collect();
+        assert_eq!(eight.len(), 2, "{scenario}");
+        let per_gpu = |v: f64| v / 8.0;
+        let published8 = eight.iter().map(|r| per_gpu(r.published)).sum::<f64>() / 2.0;
+        let predicted8 = eight
+            .iter()
+            .map(|r| per_gpu(predict(accuracy::TABLE, &r.id)))
+            .sum::<f64>()
+            / 2.0;
+        for four in t
+            .rows
+            .iter()
+            .filter(|r| r.source == "mlperf-v4-0" && r.chips == Some(4))
+            .filter(|r| r.id.ends_with(scenario))
+        {
+            let at = accuracy::TABLE
+                .find(&format!("id = \"{}\"", four.id))
+                .unwrap();
+            let switch = format!(
+                "{}{}",
+                &accuracy::TABLE[..at],
+                accuracy::TABLE[at..].replacen(
+                    "interconnect_topology = \"mesh\"",
+                    "interconnect_topology = \"switch\"",
+                    1
+                )
+            );
+            let ratio = |v: f64| v / 4.0 / predicted8;
+            let (mesh, through_switch) = (
+                ratio(predict(accuracy::TABLE, &four.id)),
+                ratio(predict(&switch, &four.id)),
+            );
+            let published = four.published / 4.0 / published8;
+            assert!(
+                mesh < 0.9 && (through_switch - 1.0).abs() < 0.01,
+                "{mesh} {through_switch}"
+            );
+            if (published - mesh).abs() < (published - through_switch).abs() {
+                passed += 1;
+            }
+        }
+    }
+    assert!(passed >= 3, "{passed} of 4 rows nearer the mesh");
 }
 
 /// A closed-loop row without a concurrency (or an open-loop row with one) is refused on load.
