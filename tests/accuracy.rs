@@ -21,6 +21,13 @@ fn shipped_report() -> &'static accuracy::Report {
 
 /// The shipped table with its first `from` replaced by `to` (which must change it), refused on
 /// load: the error's text.
+/// Row `id` of the table `text` predicted with its shipped profile, as `accuracy::run` does.
+fn predicted_in(text: &str, id: &str) -> f64 {
+    let t = accuracy::load(text).unwrap();
+    let row = t.rows.iter().find(|r| r.id == id).unwrap();
+    accuracy::predict(&t, row, &accuracy::shipped_profile(&row.profile).unwrap()).unwrap()
+}
+
 fn refused_with(from: &str, to: &str) -> String {
     let text = accuracy::TABLE.replacen(from, to, 1);
     assert_ne!(text, accuracy::TABLE, "`{from}` is not in the table");
@@ -607,13 +614,7 @@ fn token_cv_is_refused_where_it_has_no_effect() {
 /// without chunking is refused.
 #[test]
 fn a_rows_engine_scheduler_reaches_its_prediction_and_is_refused_where_it_has_none() {
-    // One row predicted from a table, as `accuracy::run` predicts it.
-    let one = |text: &str, id: &str| {
-        let t = accuracy::load(text).unwrap();
-        let row = t.rows.iter().find(|r| r.id == id).unwrap();
-        accuracy::predict(&t, row, &accuracy::shipped_profile(&row.profile).unwrap()).unwrap()
-    };
-    let predicted = |text: &str| one(text, "h100-llama2-70b-offline");
+    let predicted = |text: &str| predicted_in(text, "h100-llama2-70b-offline");
     let base = predicted(accuracy::TABLE);
     let small = accuracy::TABLE.replacen(
         "max_batched_tokens = 4096\nmetric = \"tokens-offline\"",
@@ -634,7 +635,7 @@ fn a_rows_engine_scheduler_reaches_its_prediction_and_is_refused_where_it_has_no
         let row = accuracy::TABLE[at..]
             .replacen("kv_allocation = \"reserve\"", kv, 1)
             .replacen("batch = 256", "batch = 1024", 1);
-        one(&format!("{}{row}", &accuracy::TABLE[..at]), id)
+        predicted_in(&format!("{}{row}", &accuracy::TABLE[..at]), id)
     };
     let (reserved, paged) = (
         with("kv_allocation = \"reserve\""),
@@ -686,9 +687,7 @@ fn a_rows_interconnect_topology_reaches_its_prediction_and_is_refused_where_noth
     );
     let with = |replacement: &str| {
         let row = accuracy::TABLE[at..].replacen(key, replacement, 1);
-        let t = accuracy::load(&format!("{}{row}", &accuracy::TABLE[..at])).unwrap();
-        let r = t.rows.iter().find(|r| r.id == id).unwrap();
-        accuracy::predict(&t, r, &accuracy::shipped_profile(&r.profile).unwrap()).unwrap()
+        predicted_in(&format!("{}{row}", &accuracy::TABLE[..at]), id)
     };
     let (mesh, switch, none) = (
         with(key),
@@ -738,11 +737,7 @@ fn a_rows_interconnect_topology_reaches_its_prediction_and_is_refused_where_noth
 #[test]
 fn the_4_gpu_mesh_predicts_mlperf_v4_0s_per_gpu_ratio() {
     let t = table();
-    let predict = |text: &str, id: &str| {
-        let t = accuracy::load(text).unwrap();
-        let r = t.rows.iter().find(|r| r.id == id).unwrap();
-        accuracy::predict(&t, r, &accuracy::shipped_profile(&r.profile).unwrap()).unwrap()
-    };
+    let predict = predicted_in;
     let mut passed = 0;
     for scenario in ["offline", "server"] {
         let eight: Vec<_> = t
