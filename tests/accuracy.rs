@@ -723,6 +723,16 @@ fn a_rows_interconnect_topology_reaches_its_prediction_and_is_refused_where_noth
         classic.contains("interconnect_topology") && classic.contains("tensor_parallel ≥ 2"),
         "{classic}"
     );
+    // A profile whose links carry nothing: the key would have no effect, so it is refused.
+    let t = table();
+    let row = t.rows.iter().find(|r| r.id == id).unwrap();
+    let mut free = accuracy::shipped_profile(&row.profile).unwrap();
+    free.interconnect_bandwidth = None;
+    let e = accuracy::predict(&t, row, &free).unwrap_err().to_string();
+    assert!(
+        e.contains(id) && e.contains("no interconnect bandwidth"),
+        "{e}"
+    );
     let e = refused_with(key, "interconnect_topology = \"ring\"\n");
     assert!(
         e.starts_with("data/accuracy.toml:") && e.contains("switch") && e.contains("mesh"),
