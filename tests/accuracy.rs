@@ -19,8 +19,6 @@ fn shipped_report() -> &'static accuracy::Report {
     REPORT.get_or_init(|| accuracy::run(&table(), false).unwrap_or_else(|e| panic!("{e}")))
 }
 
-/// The shipped table with its first `from` replaced by `to` (which must change it), refused on
-/// load: the error's text.
 /// Row `id` of the table `text` predicted with its shipped profile, as `accuracy::run` does.
 fn predicted_in(text: &str, id: &str) -> f64 {
     let t = accuracy::load(text).unwrap();
@@ -28,6 +26,8 @@ fn predicted_in(text: &str, id: &str) -> f64 {
     accuracy::predict(&t, row, &accuracy::shipped_profile(&row.profile).unwrap()).unwrap()
 }
 
+/// The shipped table with its first `from` replaced by `to` (which must change it), refused on
+/// load: the error's text.
 fn refused_with(from: &str, to: &str) -> String {
     let text = accuracy::TABLE.replacen(from, to, 1);
     assert_ne!(text, accuracy::TABLE, "`{from}` is not in the table");
@@ -748,7 +748,7 @@ fn a_rows_interconnect_topology_reaches_its_prediction_and_is_refused_where_noth
 fn the_4_gpu_mesh_predicts_mlperf_v4_0s_per_gpu_ratio() {
     let t = table();
     let predict = predicted_in;
-    let mut passed = 0;
+    let (mut seen, mut passed) = (0, 0);
     for scenario in ["offline", "server"] {
         let eight: Vec<_> = t
             .rows
@@ -788,6 +788,7 @@ fn the_4_gpu_mesh_predicts_mlperf_v4_0s_per_gpu_ratio() {
                 ratio(predict(&switch, &four.id)),
             );
             let published = four.published / 4.0 / published8;
+            seen += 1;
             assert!(
                 mesh < 0.9 && (through_switch - 1.0).abs() < 0.01,
                 "{mesh} {through_switch}"
@@ -797,6 +798,10 @@ fn the_4_gpu_mesh_predicts_mlperf_v4_0s_per_gpu_ratio() {
             }
         }
     }
+    assert_eq!(
+        seen, 4,
+        "the v4.0 4-GPU rows: two systems, Offline and Server"
+    );
     assert!(passed >= 3, "{passed} of 4 rows nearer the mesh");
 }
 
