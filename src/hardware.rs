@@ -247,6 +247,13 @@ pub enum KvAllocationChoice {
     Reserve,
 }
 
+/// The variant of a unit-only enum that a key's value names, by the names serde reads it with
+/// (one vocabulary for a file's key and the code that checks it).
+fn by_name<'de, T: Deserialize<'de>>(name: &'de str) -> Option<T> {
+    use serde::de::{IntoDeserializer, value::Error};
+    T::deserialize(IntoDeserializer::<Error>::into_deserializer(name)).ok()
+}
+
 /// How a unit's device links reach each other: the vocabulary of a profile's
 /// `interconnect.topology` and of an accuracy row's `interconnect_topology`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -262,16 +269,14 @@ pub enum Topology {
 impl Topology {
     /// The topology a key's value names (`"switch"`, `"mesh"`), by the same names serde reads.
     pub fn from_name(name: &str) -> Option<Self> {
-        use serde::de::{IntoDeserializer, value::Error};
-        Self::deserialize(IntoDeserializer::<Error>::into_deserializer(name)).ok()
+        by_name(name)
     }
 }
 
 impl KvAllocationChoice {
     /// The choice a key's value names (`"paged"`, `"reserve"`), by the same names serde reads.
     pub fn from_name(name: &str) -> Option<Self> {
-        use serde::de::{IntoDeserializer, value::Error};
-        Self::deserialize(IntoDeserializer::<Error>::into_deserializer(name)).ok()
+        by_name(name)
     }
 
     /// Whether this choice is [`GenerativeScheduling::paged_kv`].

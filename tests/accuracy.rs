@@ -747,7 +747,6 @@ fn a_rows_interconnect_topology_reaches_its_prediction_and_is_refused_where_noth
 #[test]
 fn the_4_gpu_mesh_predicts_mlperf_v4_0s_per_gpu_ratio() {
     let t = table();
-    let predict = predicted_in;
     let (mut seen, mut passed) = (0, 0);
     for scenario in ["offline", "server"] {
         let eight: Vec<_> = t
@@ -761,7 +760,7 @@ fn the_4_gpu_mesh_predicts_mlperf_v4_0s_per_gpu_ratio() {
         let published8 = eight.iter().map(|r| per_gpu(r.published)).sum::<f64>() / 2.0;
         let predicted8 = eight
             .iter()
-            .map(|r| per_gpu(predict(accuracy::TABLE, &r.id)))
+            .map(|r| per_gpu(predicted_in(accuracy::TABLE, &r.id)))
             .sum::<f64>()
             / 2.0;
         for four in t
@@ -784,8 +783,8 @@ fn the_4_gpu_mesh_predicts_mlperf_v4_0s_per_gpu_ratio() {
             );
             let ratio = |v: f64| v / 4.0 / predicted8;
             let (mesh, through_switch) = (
-                ratio(predict(accuracy::TABLE, &four.id)),
-                ratio(predict(&switch, &four.id)),
+                ratio(predicted_in(accuracy::TABLE, &four.id)),
+                ratio(predicted_in(&switch, &four.id)),
             );
             let published = four.published / 4.0 / published8;
             seen += 1;
