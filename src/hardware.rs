@@ -963,6 +963,30 @@ mod tests {
         assert!(p.parallel_cores(80) < 80.0 && p.parallel_cores(80) > 10.0);
     }
 
+    /// `interconnect.topology` reads the same two names an accuracy row's key does; any other is
+    /// refused at its position with the valid ones.
+    #[test]
+    fn an_interconnect_topology_is_one_of_two_names() {
+        let text = embedded_text("mi300x-8x").unwrap();
+        let mesh = "topology = \"mesh\"";
+        assert!(text.contains(mesh));
+        let with = |to: &str| {
+            let src = SourceFile::from_text("m.toml", text.replacen(mesh, to, 1));
+            Profile::from_source(&src, None)
+        };
+        assert!(with(mesh).unwrap().interconnect_mesh);
+        assert!(!with("topology = \"switch\"").unwrap().interconnect_mesh);
+        let e = with("topology = \"ring\"").unwrap_err().to_string();
+        assert!(
+            e.contains("m.toml:") && e.contains("interconnect.topology"),
+            "{e}"
+        );
+        assert!(
+            e.contains("`ring`") && e.contains("\"switch\"") && e.contains("\"mesh\""),
+            "{e}"
+        );
+    }
+
     #[test]
     fn cited_numbers_keep_their_report_labels_in_order() {
         let p = altra_with("", "").unwrap();
