@@ -88,6 +88,25 @@ fn fit_rows_reproduce_and_the_fit_gives_the_shipped_constants() {
             f.value,
             f.shipped
         );
+        if f.constant == accuracy::Constant::ServiceCv {
+            // A least-squares fit reproduces no row alone: it must beat the estimate it replaced.
+            let rows: Vec<&accuracy::Row> = f
+                .rows
+                .iter()
+                .map(|id| t.rows.iter().find(|r| &r.id == id).unwrap())
+                .collect();
+            let shipped = accuracy::shipped_profile(&f.profile).unwrap();
+            let mut estimate = shipped.clone();
+            estimate.service_cv = tco_sim::hardware::default_service_cv(shipped.kind);
+            let at_fit = accuracy::squared_log_error(&t, &rows, &shipped).unwrap();
+            let at_estimate = accuracy::squared_log_error(&t, &rows, &estimate).unwrap();
+            assert!(
+                at_fit < at_estimate,
+                "{}: {at_fit} at the fitted CV, {at_estimate} at the default",
+                f.profile
+            );
+            continue;
+        }
         for id in &f.rows {
             let r = rep.rows.iter().find(|r| &r.id == id).unwrap();
             assert!(r.error.abs() < 0.01, "{id}: error {}", r.error);
@@ -274,10 +293,12 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
         );
         // The figures as last measured: a change that makes one worse must say so here. (The
         // eight MLPerf v4.0 rows, TensorRT 9.3 and 16-30 % slower than the planner, raised the
-        // median under a bound from 0.158 to 0.175; the 4-GPU mesh lowered its max from 0.458.)
+        // median under a bound from 0.158 to 0.175; the 4-GPU mesh lowered its max from 0.458.
+        // Five Server rows that now set their profiles' service_cv left the held-out set, all
+        // five below its median: 0.175 -> 0.184.)
         let (median_then, max_then) = match f.figure {
             Figure::Throughput => (0.098, 1.387),
-            Figure::ThroughputUnderBound => (0.175, 0.304),
+            Figure::ThroughputUnderBound => (0.184, 0.304),
             Figure::Latency => (0.136, 1.682),
         };
         assert!(
