@@ -42,9 +42,10 @@ pub const TABLE: &str = include_str!("../data/accuracy.toml");
 const SEED: u64 = 10;
 /// Requests per simulated Server run, at least (see [`SERVER_BATCHES`]).
 const SERVER_REQUESTS: u64 = 40_000;
-/// Full batches per device a Server probe runs, at least: MLPerf runs Server for 600 s or
-/// more, and a queue near saturation needs hundreds of service times to grow to its steady
-/// state (data/accuracy.toml, "Server run length", for how the number was chosen).
+/// Full batches per device a Server probe runs, at least. MLPerf runs Server for 600 s or more;
+/// 40,000 requests alone were 20 batches per GPU on 8 H100s running ResNet-50, too few to be
+/// sure a queue near saturation had grown. 100 moved no fit row more than 0.3 % from 800
+/// (data/accuracy.toml, "Server run length").
 const SERVER_BATCHES: u64 = 100;
 /// Bisection steps on the Server rate (the bracket shrinks 2^-14: 0.006 % of capacity).
 const SERVER_STEPS: u32 = 14;
@@ -1172,9 +1173,11 @@ pub fn closed_loop(
     .map_err(|e| format!("the simulator refused the closed-loop run: {e}"))
 }
 
-/// Requests per simulated LLM Server run and bisection steps on its rate: an LLM request
-/// lasts hundreds of iterations, so fewer requests carry a steady tail (2⁻¹⁰ of capacity, 0.1 %).
+/// Requests per simulated LLM Server run (at least) and bisection steps on its rate: an LLM
+/// request lasts hundreds of iterations, so fewer requests carry a steady tail (2⁻¹⁰ of
+/// capacity, 0.1 %).
 const TOKEN_SERVER_REQUESTS: u64 = 6_000;
+const TOKEN_SERVER_STEPS: u32 = 10;
 /// Turnovers of a full batch per engine an LLM Server probe runs, at least.
 const TOKEN_SERVER_TURNS: u64 = 2;
 
@@ -1189,7 +1192,6 @@ fn server_requests(plan: &ServicePlan, units: u32, floor: u64, turns: u64) -> u6
     };
     (turns * u64::from(units) * per_unit).max(floor)
 }
-const TOKEN_SERVER_STEPS: u32 = 10;
 
 /// The highest Poisson rate \[req/s\] at which `units` units of a generative `plan` keep the
 /// p99 TTFT within `ttft_s` and the p99 TPOT within `tpot_s` (MLPerf Inference LLM Server
