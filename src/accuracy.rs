@@ -943,8 +943,9 @@ pub fn shipped_profile(name: &str) -> Result<Profile, InputError> {
     ProfileSearch::default().load(name, Path::new("."))
 }
 
-/// The row's prediction with `profile` (the shipped one, or one whose constants a fit is moving).
-pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError> {
+/// The row's workload and the plan its prediction runs: `profile` as the published system ran
+/// it (its chips, its interconnect topology) at the row's batching configuration.
+fn row_plan(t: &Table, r: &Row, profile: &Profile) -> Result<(Workload, ServicePlan), InputError> {
     let w = row_workload(t, r)?;
     let fewer_chips = r.chips.filter(|&c| c < profile.chip_count());
     let adjusted;
@@ -992,6 +993,12 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
         batching.generative.paged_kv = k.is_paged();
     }
     let plan = perf::plan(profile, &w, r.precision, &batching)?;
+    Ok((w, plan))
+}
+
+/// The row's prediction with `profile` (the shipped one, or one whose constants a fit is moving).
+pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError> {
+    let (w, plan) = row_plan(t, r, profile)?;
     let units = r.units as f64;
     Ok(match r.metric {
         Metric::Offline => plan.unit_throughput_rps(&w) * units * r.busy_core_share(),
@@ -1555,14 +1562,17 @@ pub fn fit(t: &Table) -> Result<Vec<Fitted>, InputError> {
             constants.entry(constant(r)).or_default().push(r);
         }
         for (c, set_by) in constants {
-            let converged = if let ([r], false) = (&set_by[..], c == Constant::ServiceCv) {
-                ((predict(t, r, &p)? - r.published) / r.published).abs() < 1e-3
-            } else {
+            let converged = match set_by[..] {
+                [r] if c != Constant::ServiceCv => {
+                    ((predict(t, r, &p)? - r.published) / r.published).abs() < 1e-3
+                }
                 // A simulated Server rate steps with the spread, so its fit minimises rather than
                 // solves: it converged if it stopped inside the range.
-                let (lo, hi) = c.range();
-                let v = c.get(&p);
-                v > lo + 1e-3 * (hi - lo) && v < hi - 1e-3 * (hi - lo)
+                _ => {
+                    let (lo, hi) = c.range();
+                    let v = c.get(&p);
+                    v > lo + 1e-3 * (hi - lo) && v < hi - 1e-3 * (hi - lo)
+                }
             };
             out.push(Fitted {
                 profile: name.to_string(),
@@ -2007,16 +2017,12 @@ pub fn evidence(points: &[(UnitKind, f64)]) -> Result<Vec<Evidence>, InputError>
 mod tests {
     use super::*;
 
-    /// The plan a row's prediction runs, at the row's batch and tensor parallelism.
+    /// The plan a row's prediction runs, on its shipped profile.
     fn plan_of(t: &Table, id: &str) -> ServicePlan {
         let r = t.rows.iter().find(|r| r.id == id).unwrap();
-        let p = shipped_profile(&r.profile).unwrap();
-        let mut batching = p.batching.clone();
-        batching.max_batch = r.batch.unwrap();
-        batching.generative.max_num_seqs = r.batch;
-        batching.tensor_parallel = r.tensor_parallel;
-        batching.kv_cache_precision = r.kv_cache_precision;
-        perf::plan(&p, &row_workload(t, r).unwrap(), r.precision, &batching).unwrap()
+        row_plan(t, r, &shipped_profile(&r.profile).unwrap())
+            .unwrap()
+            .1
     }
 
     #[test]
