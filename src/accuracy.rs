@@ -96,9 +96,12 @@ pub struct CustomWorkload {
     pub sequence_cv: Option<f64>,
     #[serde(default)]
     pub max_sequence_tokens: Option<u32>,
-    /// "max" or "none".
+    /// "max", "none" or "batch".
     #[serde(default)]
     pub padding: Option<String>,
+    /// The attention kernels' key lengths of padding "batch", ascending \[tokens\].
+    #[serde(default)]
+    pub attention_lengths: Option<Vec<u32>>,
     /// The model's dominant operator class, `conv` or `matmul` (default `matmul`: an encoder),
     /// for a model given by its own numbers.
     #[serde(default)]
@@ -846,14 +849,26 @@ fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
             let padding = match c.padding.as_deref() {
                 Some("max") => Padding::Max,
                 Some("none") | None => Padding::None,
-                Some(_) => return Err(bad("padding is \"max\" or \"none\"")),
+                Some("batch") => Padding::Batch,
+                Some(_) => return Err(bad("padding is \"max\", \"none\" or \"batch\"")),
             };
+            let attention_lengths = c.attention_lengths.clone().unwrap_or_default();
+            let valid = attention_lengths.windows(2).all(|p| p[0] < p[1])
+                && attention_lengths.last().is_none_or(|&l| l >= max);
+            if !attention_lengths.is_empty() && (padding != Padding::Batch || !valid) {
+                return Err(bad(
+                    "attention_lengths go with padding \"batch\": ascending, the last >= max_sequence_tokens",
+                ));
+            }
             model.name = c.name.clone();
             model.lengths = Some(SequenceLengths {
                 dist,
                 max,
                 padding,
+                attention_lengths,
                 from_trace: false,
+                // MLPerf Offline harnesses cut their batches from the length-sorted query.
+                sorted: r.metric == Metric::Offline,
             });
             return Ok(Workload::Classic {
                 model,

@@ -457,27 +457,36 @@ pub fn plan(
                 ))
                 .with_help("tensor_parallel applies to generative models on accelerators; remove it"));
             }
-            // Each request's own length sets its work when the model has a length distribution.
+            // Each request's own length sets its work when the model has a length distribution;
+            // a batch formed in arrival order also pads its attention to its longest item.
+            let batch_attention = model.batch_attention(batching.max_batch.max(1));
             let variability = match model.relative_work_by_length() {
                 Some(relative_work) => Variability::BySize {
                     relative_work,
                     spread: Box::new(spread(profile, batching)),
+                    batch_attention: batch_attention.clone(),
                 },
                 None => spread(profile, batching),
             };
+            // The planned time of a batch of b holds that padding's mean over such batches.
+            let padded_attention = |b: u32| {
+                batch_attention.as_ref().map_or(1.0, |ba| {
+                    1.0 + ba.mean_surplus.get(b as usize - 1).copied().unwrap_or(0.0)
+                })
+            };
             if profile.kind == UnitKind::Cpu {
-                return Ok(ServicePlan::Classic(cpu_classic_plan(
-                    profile,
-                    roof,
-                    batching,
-                    (f, w, a),
-                    variability,
-                )?));
+                let mut plan = cpu_classic_plan(profile, roof, batching, (f, w, a), variability)?;
+                if plan.cpu_batches() {
+                    for (i, t) in plan.batch_time_s.iter_mut().enumerate() {
+                        *t *= padded_attention(i as u32 + 1);
+                    }
+                }
+                return Ok(ServicePlan::Classic(plan));
             }
             let batch_time_s = (1..=batching.max_batch)
                 .map(|b| {
                     let padded = padded_batch(b, &batching.compiled_batch_sizes) as f64;
-                    roof.batch_time(padded, f, w, a, 1.0)
+                    roof.batch_time(padded, f, w, a, 1.0) * padded_attention(b)
                 })
                 .collect();
             Ok(ServicePlan::Classic(ClassicPlan {

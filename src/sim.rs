@@ -65,6 +65,8 @@ mod validate;
 use serde::{Deserialize, Serialize};
 
 use crate::traffic::Request;
+/// A batch's padded attention, a workload fact the batching model charges.
+pub use crate::workload::BatchAttention;
 
 pub use arrivals::{ClosedLoop, DeterministicArrivals, PoissonArrivals, ThinkTime};
 pub use cutoff::Cutoff;
@@ -314,6 +316,10 @@ pub enum Variability {
         /// The spread of the same work around its size's time: [`Variability::None`],
         /// [`Variability::LogNormal`] or [`Variability::Empirical`] (not another `BySize`).
         spread: Box<Variability>,
+        /// A batch's padded attention beyond its items' own work, when its runtime pads the
+        /// attention to the batch's longest item (`padding = "batch"`); `None`: none.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        batch_attention: Option<BatchAttention>,
     },
 }
 

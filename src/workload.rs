@@ -83,6 +83,20 @@ impl PerToken {
     pub fn activation_scale(&self, l: f64) -> f64 {
         self.scale(l, self.attention_activation_share)
     }
+    /// The quadratic part of [`PerToken::flops_scale`] per key: an item of `l` tokens whose
+    /// attention runs against `s` keys (a kernel padded to `s`) costs `flops_scale(l)` plus
+    /// `attention_per_key(l) × (s − l)`.
+    pub fn attention_per_key(&self, l: f64) -> f64 {
+        self.per_key(l, self.attention_flops_share)
+    }
+    /// [`PerToken::attention_per_key`] for the activation elements (the attention scores).
+    pub fn activation_per_key(&self, l: f64) -> f64 {
+        self.per_key(l, self.attention_activation_share)
+    }
+    fn per_key(&self, l: f64, quadratic_share: f64) -> f64 {
+        let l0 = self.tokens as f64;
+        quadratic_share * l / (l0 * l0)
+    }
 }
 
 /// How a runtime lays a variable-length item out.
@@ -91,8 +105,15 @@ impl PerToken {
 pub enum Padding {
     /// Every item is padded to `max` tokens (compiled shapes, as on Neuron; naive runtimes).
     Max,
-    /// Variable-length kernels: an item costs its own length (TensorRT's BERT plugins).
+    /// Variable-length kernels: an item costs its own length.
     None,
+    /// Variable-length GEMMs, padded attention: an item's GEMMs cost its own length, its
+    /// attention its own queries against S keys, S the smallest of
+    /// [`SequenceLengths::attention_lengths`] not below the longest item of its batch — the
+    /// fused-attention kernel TensorRT's variable-length BERT picks per batch. A batch cut from a
+    /// length-sorted query (MLPerf Offline) has its items' own kernels; one formed in arrival
+    /// order pays its longest item's.
+    Batch,
 }
 
 /// The distribution of sequence lengths of a classic sequence model's requests.
@@ -120,8 +141,14 @@ pub struct SequenceLengths {
     /// Longest sequence (longer ones are truncated to it), and the padded length of `Max`.
     pub max: u32,
     pub padding: Padding,
+    /// The key lengths attention kernels are compiled for, ascending, the last at least `max`
+    /// (`Padding::Batch` only; empty otherwise).
+    pub attention_lengths: Vec<u32>,
     /// Take each request's length from the replayed trace's input-token column when it has one.
     pub from_trace: bool,
+    /// Batches are cut from a length-sorted query (MLPerf Offline harnesses), so under
+    /// `Padding::Batch` each item pays only its own kernel; false: batches form in arrival order.
+    pub sorted: bool,
 }
 
 impl SequenceLengths {
@@ -166,7 +193,22 @@ impl SequenceLengths {
     pub fn charged(&self, l: u32) -> u32 {
         match self.padding {
             Padding::Max => self.max,
-            Padding::None => l.clamp(1, self.max),
+            Padding::None | Padding::Batch => l.clamp(1, self.max),
+        }
+    }
+
+    /// The keys a batch whose longest item has `longest` tokens attends over: the smallest
+    /// attention length not below it under `Padding::Batch` (`longest` itself past the last);
+    /// `longest` otherwise.
+    pub fn attention_keys(&self, longest: u32) -> u32 {
+        match self.padding {
+            Padding::Batch => self
+                .attention_lengths
+                .iter()
+                .copied()
+                .find(|&s| s >= longest)
+                .unwrap_or(longest),
+            Padding::Max | Padding::None => longest,
         }
     }
 }
@@ -201,12 +243,62 @@ impl LengthSampler {
     }
 }
 
+/// The mean padded-attention work of a batch of b items drawn independently from `pmf` (in the
+/// units of `per_key`), for b = 1..=`max_batch`: an item of length t in a batch whose longest is
+/// M pays `per_key[t] × (keys[M] − keys[t])`, so with G(m) = F(m)^(b−1) the CDF of the longest
+/// of the other b − 1, its mean is `Σ_t p_t per_key[t] Σ_{m>t} (keys[m] − keys[t]) dG(m)`.
+fn mean_padding_surplus(pmf: &[f64], per_key: &[f64], keys: &[u32], max_batch: u32) -> Vec<f64> {
+    let n = pmf.len().min(per_key.len()).min(keys.len());
+    let mut cdf = Vec::with_capacity(n);
+    let mut acc = 0.0;
+    for &p in &pmf[..n] {
+        acc += p;
+        cdf.push(acc.min(1.0));
+    }
+    // G(m) for the current b, starting from b = 1 (no other item: G = 1).
+    let mut g = vec![1.0; n];
+    let mut out = Vec::with_capacity(max_batch as usize);
+    for b in 1..=max_batch.max(1) {
+        if b > 1 {
+            for (gi, f) in g.iter_mut().zip(&cdf) {
+                *gi *= f;
+            }
+        }
+        // Suffix sums over m > t of keys[m]·dG(m) and dG(m), dG(m) = G(m) − G(m − 1).
+        let (mut above_keys, mut above) = (0.0, 0.0);
+        let mut surplus = 0.0;
+        for t in (0..n).rev() {
+            if pmf[t] > 0.0 {
+                let k = keys[t] as f64;
+                surplus += pmf[t] * per_key[t] * (above_keys - k * above);
+            }
+            let dg = g[t] - if t == 0 { 0.0 } else { g[t - 1] };
+            above_keys += keys[t] as f64 * dg;
+            above += dg;
+        }
+        out.push(surplus.max(0.0));
+    }
+    out
+}
+
 impl ClassicModel {
-    /// Scale factors (FLOPs, activations) of an item of `l` tokens against the model's figures.
+    /// Scale factors (FLOPs, activations) of an item of `l` tokens against the model's figures,
+    /// its attention padded to its own kernel under `Padding::Batch` (the item's batch-longest
+    /// taken as itself: a length-sorted batch).
     fn scales(&self, l: u32) -> (f64, f64) {
-        match &self.per_token {
-            Some(pt) => (pt.flops_scale(l as f64), pt.activation_scale(l as f64)),
-            None => (1.0, 1.0),
+        let Some(pt) = &self.per_token else {
+            return (1.0, 1.0);
+        };
+        let (f, a) = (pt.flops_scale(l as f64), pt.activation_scale(l as f64));
+        match &self.lengths {
+            Some(lens) if lens.padding == Padding::Batch => {
+                let pad = (lens.attention_keys(l) - l) as f64;
+                (
+                    f + pt.attention_per_key(l as f64) * pad,
+                    a + pt.activation_per_key(l as f64) * pad,
+                )
+            }
+            _ => (f, a),
         }
     }
 
@@ -234,6 +326,30 @@ impl ClassicModel {
     /// Work of an item of each length 1..=max relative to the mean item (FLOPs ratio; mean 1
     /// over the distribution); `None` without a distribution, or when padding makes every item
     /// cost the same.
+    /// The attention work per key of an item of each length 1..=max, in the units of
+    /// [`ClassicModel::relative_work_by_length`], and the keys a batch attends over by its
+    /// longest item: what an arrival-order batch pays beyond its items' own kernels under
+    /// `Padding::Batch`; `None` otherwise.
+    pub fn batch_attention(&self, max_batch: u32) -> Option<BatchAttention> {
+        let lens = self.lengths.as_ref()?;
+        let pt = self.per_token.as_ref()?;
+        if lens.padding != Padding::Batch || lens.sorted {
+            return None;
+        }
+        let (mean, _) = self.mean_item_cost();
+        let f0 = self.flops_per_item.value;
+        let per_key: Vec<f64> = (1..=lens.max)
+            .map(|l| f0 * pt.attention_per_key(l as f64) / mean)
+            .collect();
+        let keys: Vec<u32> = (1..=lens.max).map(|l| lens.attention_keys(l)).collect();
+        let mean_surplus = mean_padding_surplus(&lens.pmf(), &per_key, &keys, max_batch);
+        Some(BatchAttention {
+            per_key,
+            keys,
+            mean_surplus,
+        })
+    }
+
     pub fn relative_work_by_length(&self) -> Option<Vec<f64>> {
         let lens = self.lengths.as_ref()?;
         if lens.padding == Padding::Max || self.per_token.is_none() {
@@ -247,6 +363,21 @@ impl ClassicModel {
                 .collect(),
         )
     }
+}
+
+/// What a batch formed in arrival order pays for padded attention (`Padding::Batch`): an item
+/// of t tokens in a batch whose longest has m does its own work plus
+/// `per_key[t − 1] × (keys[m − 1] − keys[t − 1])`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BatchAttention {
+    /// Attention work per key of an item of 1, 2, … tokens, relative to the mean item.
+    pub per_key: Vec<f64>,
+    /// The keys a batch attends over when its longest item has 1, 2, … tokens.
+    pub keys: Vec<u32>,
+    /// The mean of that padding per item over batches of 1, 2, … items in arrival order, which
+    /// the planned batch times already include: a batch's drawn size is divided by
+    /// 1 + this, so its mean time stays the planned one.
+    pub mean_surplus: Vec<f64>,
 }
 
 /// A decoder-only generative model.

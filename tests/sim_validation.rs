@@ -315,3 +315,70 @@ fn quantiles_outside_0_1_are_rejected() {
     let err = sim::simulate(&fleet, &run, |_| std::iter::empty()).unwrap_err();
     assert!(err.to_string().contains("run.quantiles"), "{err}");
 }
+
+/// A batch's padded-attention tables must have one entry per request size, finite non-negative
+/// work, and keys that never shrink as the batch's longest request grows.
+#[test]
+fn padded_attention_tables_are_checked() {
+    let fleet = |a: sim::BatchAttention| FleetSpec {
+        server: ServerModel::Batching {
+            variability: Variability::BySize {
+                relative_work: vec![0.5, 1.5],
+                spread: Box::new(Variability::None),
+                batch_attention: Some(a),
+            },
+            devices: 1,
+            max_batch: 2,
+            window_s: 0.0,
+            batch_time_s: vec![0.01, 0.02],
+        },
+        ..mgc(1, exp())
+    };
+    let good = sim::BatchAttention {
+        per_key: vec![0.1, 0.2],
+        keys: vec![2, 2],
+        mean_surplus: vec![0.0, 0.0],
+    };
+    assert!(check(&fleet(good.clone()), &ok_run()).is_ok());
+    let m = message_naming(
+        check(
+            &fleet(sim::BatchAttention {
+                keys: vec![2],
+                ..good.clone()
+            }),
+            &ok_run(),
+        ),
+        "server.variability.batch_attention.keys",
+    );
+    assert!(m.contains("one entry per request size"), "{m}");
+    message_naming(
+        check(
+            &fleet(sim::BatchAttention {
+                per_key: vec![0.1, f64::NAN],
+                ..good.clone()
+            }),
+            &ok_run(),
+        ),
+        "server.variability.batch_attention.per_key[1]",
+    );
+    message_naming(
+        check(
+            &fleet(sim::BatchAttention {
+                mean_surplus: vec![0.0, -1.0],
+                ..good.clone()
+            }),
+            &ok_run(),
+        ),
+        "server.variability.batch_attention.mean_surplus[1]",
+    );
+    message_naming(
+        check(
+            &fleet(sim::BatchAttention {
+                keys: vec![3, 2],
+                ..good
+            }),
+            &ok_run(),
+        ),
+        "server.variability.batch_attention.keys[1]",
+    );
+}

@@ -126,14 +126,18 @@ pub struct WorkloadFile {
     pub tokens_from_trace: Option<bool>,
     /// Classic sequence models: the distribution of sequence lengths \[tokens\].
     #[serde(default)]
-    pub sequence_tokens: Option<SequenceTokensFile>,
+    pub sequence_tokens: Option<Spanned<SequenceTokensFile>>,
     /// Classic sequence models: the longest sequence (and the padded length) \[tokens\].
     #[serde(default)]
     pub max_sequence_tokens: Option<Spanned<i64>>,
     /// Classic sequence models: `"max"` pads every item to `max_sequence_tokens`, `"none"`
-    /// charges each item its own length.
+    /// charges each item its own length, `"batch"` pads its attention to the batch's longest.
     #[serde(default)]
     pub padding: Option<Spanned<String>>,
+    /// Classic sequence models with `padding = "batch"`: the key lengths the runtime's
+    /// attention kernels are compiled for, ascending \[tokens\].
+    #[serde(default)]
+    pub attention_lengths: Option<Spanned<Vec<i64>>>,
     /// Classic sequence models: take each replayed request's length from the trace's input-token
     /// column when it has one (default false).
     #[serde(default)]
@@ -162,11 +166,13 @@ pub struct ServiceTimesFile {
     pub column: Option<Spanned<String>>,
 }
 
-/// `sequence_tokens`: a fixed length, a lognormal `{ mean, cv }`, or `{ values = [...] }`.
+/// `sequence_tokens`: a fixed length, a lognormal `{ mean, cv }`, or `{ values = [...] }`. An
+/// untagged enum buffers its input, which drops the positions a `Spanned` inside it needs (so
+/// no form parsed at all); the whole value carries the span instead.
 #[derive(Debug, Deserialize)]
 #[serde(untagged)]
 pub enum SequenceTokensFile {
-    Fixed(Spanned<i64>),
+    Fixed(i64),
     LogNormal(LengthLogNormalFile),
     Empirical(LengthValuesFile),
 }
@@ -174,14 +180,14 @@ pub enum SequenceTokensFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LengthLogNormalFile {
-    pub mean: Spanned<f64>,
-    pub cv: Spanned<f64>,
+    pub mean: f64,
+    pub cv: f64,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LengthValuesFile {
-    pub values: Spanned<Vec<i64>>,
+    pub values: Vec<i64>,
 }
 
 #[derive(Debug, Deserialize)]

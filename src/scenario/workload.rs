@@ -170,7 +170,7 @@ fn sequence_lengths(
     w: &WorkloadFile,
     per_token: Option<&PerToken>,
 ) -> Result<Option<SequenceLengths>, InputError> {
-    let Some(seq) = &w.sequence_tokens else {
+    let Some(seq_spanned) = &w.sequence_tokens else {
         if let Some(m) = &w.max_sequence_tokens {
             return Err(src
                 .error(m, "workload.max_sequence_tokens", "needs `sequence_tokens`")
@@ -179,6 +179,11 @@ fn sequence_lengths(
         if let Some(p) = &w.padding {
             return Err(src
                 .error(p, "workload.padding", "needs `sequence_tokens`")
+                .with_help("give sequence_tokens (a length, { mean, cv } or { values = [...] })"));
+        }
+        if let Some(a) = &w.attention_lengths {
+            return Err(src
+                .error(a, "workload.attention_lengths", "needs `sequence_tokens`")
                 .with_help("give sequence_tokens (a length, { mean, cv } or { values = [...] })"));
         }
         if let Some(t) = &w.sequence_from_trace {
@@ -190,6 +195,9 @@ fn sequence_lengths(
         }
         return Ok(None);
     };
+    let seq = seq_spanned.get_ref();
+    // The parts of the value are checked at the value's own position.
+    let span = seq_spanned.span();
     let Some(per_token) = per_token else {
         return Err(src
             .error_at(None, "workload.sequence_tokens", "this model's cost does not depend on a sequence length")
@@ -204,7 +212,7 @@ fn sequence_lengths(
             MAX_SEQUENCE_TOKENS,
         )?,
         None => per_token.tokens.max(match seq {
-            SequenceTokensFile::Fixed(t) => (*t.get_ref()).clamp(1, MAX_SEQUENCE_TOKENS) as u32,
+            SequenceTokensFile::Fixed(t) => (*t).clamp(1, MAX_SEQUENCE_TOKENS) as u32,
             _ => per_token.tokens,
         }),
     };
@@ -217,7 +225,7 @@ fn sequence_lengths(
     };
     let dist = match seq {
         SequenceTokensFile::Fixed(t) => LengthDist::Fixed {
-            tokens: length(t, "workload.sequence_tokens")?,
+            tokens: length(&Spanned::new(span.clone(), *t), "workload.sequence_tokens")?,
         },
         SequenceTokensFile::LogNormal(l) => {
             let mean = NumberCheck {
@@ -225,7 +233,7 @@ fn sequence_lengths(
                 field: "workload.sequence_tokens.mean",
             }
             .range(
-                &l.mean,
+                &Spanned::new(span.clone(), l.mean),
                 Some(1.0),
                 false,
                 Some(max as f64),
@@ -235,7 +243,13 @@ fn sequence_lengths(
                 source: src,
                 field: "workload.sequence_tokens.cv",
             }
-            .range(&l.cv, Some(0.0), false, Some(10.0), "0 (fixed) up to 10")?;
+            .range(
+                &Spanned::new(span.clone(), l.cv),
+                Some(0.0),
+                false,
+                Some(10.0),
+                "0 (fixed) up to 10",
+            )?;
             if cv == 0.0 {
                 LengthDist::Fixed {
                     tokens: mean.round() as u32,
@@ -245,21 +259,21 @@ fn sequence_lengths(
             }
         }
         SequenceTokensFile::Empirical(v) => {
-            if v.values.get_ref().is_empty() || v.values.get_ref().len() > 1_000_000 {
+            if v.values.is_empty() || v.values.len() > 1_000_000 {
                 return Err(src
                     .error(
-                        &v.values,
+                        seq_spanned,
                         "workload.sequence_tokens.values",
                         "needs 1 to 1,000,000 lengths",
                     )
                     .with_help("list measured sequence lengths, e.g. values = [112, 171, 384]"));
             }
-            let mut tokens = Vec::with_capacity(v.values.get_ref().len());
-            for &t in v.values.get_ref() {
+            let mut tokens = Vec::with_capacity(v.values.len());
+            for &t in &v.values {
                 if !(1..=max as i64).contains(&t) {
                     return Err(src
                         .error(
-                            &v.values,
+                            seq_spanned,
                             "workload.sequence_tokens.values",
                             format!("length {t} is out of range"),
                         )
@@ -277,31 +291,72 @@ fn sequence_lengths(
         Some(p) => match p.get_ref().as_str() {
             "max" => Padding::Max,
             "none" => Padding::None,
+            "batch" => Padding::Batch,
             other => {
                 return Err(src
                     .error(p, "workload.padding", format!("unknown padding `{other}`"))
-                    .with_help("valid: \"max\" (every item padded to max_sequence_tokens: compiled shapes, naive runtimes) or \"none\" (variable-length kernels)"));
+                    .with_help("valid: \"max\" (every item padded to max_sequence_tokens: compiled shapes, naive runtimes), \"none\" (variable-length kernels) or \"batch\" (variable-length GEMMs, attention padded to the batch's longest item, as TensorRT's BERT)"));
             }
         },
     };
+    let attention_lengths = attention_lengths(src, w, padding, max)?;
     Ok(Some(SequenceLengths {
         dist,
         max,
         padding,
+        attention_lengths,
         from_trace: w.sequence_from_trace.as_ref().is_some_and(|b| *b.get_ref()),
+        // A served tier batches its requests as they arrive.
+        sorted: false,
     }))
+}
+
+/// The attention kernels' key lengths of `padding = "batch"`: ascending whole numbers, the last
+/// covering `max_sequence_tokens`; none (the batch's longest item exactly) when not given. The
+/// key means nothing under another padding, so it is refused there.
+fn attention_lengths(
+    src: &SourceFile,
+    w: &WorkloadFile,
+    padding: Padding,
+    max: u32,
+) -> Result<Vec<u32>, InputError> {
+    let Some(a) = &w.attention_lengths else {
+        return Ok(Vec::new());
+    };
+    let field = "workload.attention_lengths";
+    if padding != Padding::Batch {
+        return Err(src
+            .error(a, field, "has no effect unless padding = \"batch\"")
+            .with_help("set padding = \"batch\", or remove attention_lengths"));
+    }
+    let v = a.get_ref();
+    let ascending = v.windows(2).all(|p| p[0] < p[1]);
+    let in_range = v.iter().all(|&t| (1..=MAX_SEQUENCE_TOKENS).contains(&t));
+    let covers = v.last().is_some_and(|&t| t >= max as i64);
+    if v.is_empty() || !ascending || !in_range || !covers {
+        return Err(src
+            .error(a, field, "must be ascending whole numbers of tokens, the last at least max_sequence_tokens")
+            .with_help(format!(
+                "valid: e.g. [128, 192, 256, 384] (TensorRT's BERT kernels), each from 1 to {MAX_SEQUENCE_TOKENS}, the last >= max_sequence_tokens = {max}"
+            )));
+    }
+    Ok(v.iter().map(|&t| t as u32).collect())
 }
 
 /// Sequence-length keys describe a classic sequence model; a generative request's size is its
 /// token counts.
 fn reject_sequence_keys(src: &SourceFile, w: &WorkloadFile) -> Result<(), InputError> {
     let help = "a generative request's size is prompt_tokens / output_tokens (token_cv for spread)";
-    let spans: [(&str, Option<std::ops::Range<usize>>); 6] = [
+    let spans: [(&str, Option<std::ops::Range<usize>>); 7] = [
         (
             "max_sequence_tokens",
             w.max_sequence_tokens.as_ref().map(|v| v.span()),
         ),
         ("padding", w.padding.as_ref().map(|v| v.span())),
+        (
+            "attention_lengths",
+            w.attention_lengths.as_ref().map(|v| v.span()),
+        ),
         (
             "sequence_from_trace",
             w.sequence_from_trace.as_ref().map(|v| v.span()),

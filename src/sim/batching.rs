@@ -101,13 +101,11 @@ impl Model for Batching {
                     .spread
                     .scale_ns(self.batch_ns[b - 1], &mut core.service_rng);
                 if let Multiplier::BySize { .. } = self.spread {
-                    // Items of different lengths: the batch does the mean of its items' work.
-                    let size = dev
-                        .batch
-                        .iter()
-                        .map(|r| self.spread.size_of(r.input_tokens))
-                        .sum::<f64>()
-                        / dev.batch.len().max(1) as f64;
+                    // Items of different lengths: the batch does the mean of its items' work
+                    // (and pads their attention to its longest when the runtime does).
+                    let size = self
+                        .spread
+                        .batch_size_of(dev.batch.iter().map(|r| r.input_tokens));
                     t = round_ns(t as f64 * size);
                 }
                 core.schedule_in(t, pack(KIND_BATCH_DONE, d, 0));

@@ -5,7 +5,7 @@ use rand::RngExt;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand_distr::{Distribution, Exp1, LogNormal};
 
-use super::{ServiceDist, Variability};
+use super::{BatchAttention, ServiceDist, Variability};
 
 /// Nanoseconds per second.
 pub(crate) const NS_PER_S: f64 = 1.0e9;
@@ -94,6 +94,7 @@ pub(crate) enum Multiplier {
     BySize {
         work: Vec<f64>,
         spread: Box<Multiplier>,
+        attention: Option<BatchAttention>,
     },
 }
 
@@ -115,6 +116,7 @@ impl Multiplier {
             Variability::BySize {
                 relative_work,
                 spread,
+                batch_attention,
             } => {
                 if relative_work.is_empty() {
                     return Multiplier::new(spread);
@@ -122,6 +124,7 @@ impl Multiplier {
                 Multiplier::BySize {
                     work: relative_work.clone(),
                     spread: Box::new(Multiplier::new(spread)),
+                    attention: batch_attention.clone(),
                 }
             }
             Variability::Empirical { relative } => {
@@ -163,6 +166,40 @@ impl Multiplier {
             }
             _ => 1.0,
         }
+    }
+
+    /// The size part of a batch of requests of these input tokens: the mean of its items'
+    /// sizes, plus the attention its longest item pads the others to when the runtime pads
+    /// attention per batch, over the mean padding the plan's batch time already holds (1 unless
+    /// work is by size).
+    pub fn batch_size_of(&self, tokens: impl Iterator<Item = u32> + Clone) -> f64 {
+        let Multiplier::BySize {
+            work, attention, ..
+        } = self
+        else {
+            return 1.0;
+        };
+        let at = |t: u32| (t.max(1) as usize - 1).min(work.len() - 1);
+        let n = tokens.clone().count().max(1) as f64;
+        let own: f64 = tokens.clone().map(|t| work[at(t)]).sum();
+        let Some(a) = attention else {
+            return own / n;
+        };
+        let longest = tokens.clone().map(at).max().unwrap_or(0);
+        let keys = a.keys[longest.min(a.keys.len() - 1)];
+        let pad: f64 = tokens
+            .map(|t| {
+                let i = at(t).min(a.keys.len() - 1);
+                a.per_key[i] * keys.saturating_sub(a.keys[i]) as f64
+            })
+            .sum();
+        let planned = a
+            .mean_surplus
+            .get(n as usize - 1)
+            .or(a.mean_surplus.last())
+            .copied()
+            .unwrap_or(0.0);
+        (own + pad) / n / (1.0 + planned)
     }
 
     /// The multiplier of one request of `tokens` input tokens: its size times a draw.

@@ -141,6 +141,7 @@ fn variability(v: &Variability) -> Result<(), SimError> {
         Variability::BySize {
             relative_work,
             spread,
+            batch_attention,
         } => {
             if matches!(**spread, Variability::BySize { .. }) {
                 return Err(SimError::NestedSizeSpread);
@@ -162,6 +163,9 @@ fn variability(v: &Variability) -> Result<(), SimError> {
                         valid: "must be a finite ratio > 0, up to 1e6",
                     });
                 }
+            }
+            if let Some(a) = batch_attention {
+                batch_attention_table(a, relative_work.len())?;
             }
             Ok(())
         }
@@ -361,4 +365,45 @@ pub(crate) fn run(r: &RunSpec) -> Result<(), SimError> {
         }
     }
     non_negative("run.warmup_s", r.warmup_s)
+}
+
+/// A batch's padded attention: one entry per request size in each table, the work per key a
+/// finite ratio ≥ 0, and the keys non-decreasing in the longest item (a longer batch never
+/// attends over fewer).
+fn batch_attention_table(a: &super::BatchAttention, sizes: usize) -> Result<(), SimError> {
+    for (field, len) in [
+        (
+            "server.variability.batch_attention.per_key",
+            a.per_key.len(),
+        ),
+        ("server.variability.batch_attention.keys", a.keys.len()),
+    ] {
+        if len != sizes {
+            return Err(SimError::TableLength {
+                field,
+                len,
+                expected: sizes,
+                why: "one entry per request size of relative_work",
+            });
+        }
+    }
+    for (name, table) in [("per_key", &a.per_key), ("mean_surplus", &a.mean_surplus)] {
+        for (i, &x) in table.iter().enumerate() {
+            if !(x.is_finite() && (0.0..=1e6).contains(&x)) {
+                return Err(SimError::BadNumber {
+                    field: format!("server.variability.batch_attention.{name}[{i}]"),
+                    value: x,
+                    valid: "must be a finite ratio >= 0, up to 1e6",
+                });
+            }
+        }
+    }
+    if let Some(i) = a.keys.windows(2).position(|w| w[1] < w[0]) {
+        return Err(SimError::BadNumber {
+            field: format!("server.variability.batch_attention.keys[{}]", i + 1),
+            value: a.keys[i + 1] as f64,
+            valid: "keys must not decrease as the batch's longest item grows",
+        });
+    }
+    Ok(())
 }
