@@ -295,11 +295,14 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
         // eight MLPerf v4.0 rows, TensorRT 9.3 and 16-30 % slower than the planner, raised the
         // median under a bound from 0.158 to 0.175; the 4-GPU mesh lowered its max from 0.458.
         // Five Server rows that now set their profiles' service_cv left the held-out set, all
-        // five below its median: 0.175 -> 0.184.)
+        // five below its median: 0.175 -> 0.184. TensorRT's BERT paying attention at its
+        // batch's longest item lowered it to 0.158 (its Server rows 2.6 points each); the
+        // compute_matmul refit that rule brought (+0.6 %: Offline now pays its own kernels)
+        // raised the max, an H100 70B Server row, 0.304 -> 0.310, and the latency median.)
         let (median_then, max_then) = match f.figure {
-            Figure::Throughput => (0.098, 1.387),
-            Figure::ThroughputUnderBound => (0.184, 0.304),
-            Figure::Latency => (0.136, 1.682),
+            Figure::Throughput => (0.096, 1.388),
+            Figure::ThroughputUnderBound => (0.158, 0.310),
+            Figure::Latency => (0.137, 1.667),
         };
         assert!(
             f.median_abs_error <= median_then + 0.005 && f.max_abs_error <= max_then + 0.005,
