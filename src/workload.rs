@@ -292,7 +292,7 @@ impl ClassicModel {
         let (f, a) = (pt.flops_scale(l as f64), pt.activation_scale(l as f64));
         match &self.lengths {
             Some(lens) if lens.padding == Padding::Batch => {
-                let pad = (lens.attention_keys(l) - l) as f64;
+                let pad = lens.attention_keys(l).saturating_sub(l) as f64;
                 (
                     f + pt.attention_per_key(l as f64) * pad,
                     a + pt.activation_per_key(l as f64) * pad,
@@ -323,13 +323,11 @@ impl ClassicModel {
         (f0 * f, a0 * a)
     }
 
-    /// Work of an item of each length 1..=max relative to the mean item (FLOPs ratio; mean 1
-    /// over the distribution); `None` without a distribution, or when padding makes every item
-    /// cost the same.
     /// The attention work per key of an item of each length 1..=max, in the units of
-    /// [`ClassicModel::relative_work_by_length`], and the keys a batch attends over by its
-    /// longest item: what an arrival-order batch pays beyond its items' own kernels under
-    /// `Padding::Batch`; `None` otherwise.
+    /// [`ClassicModel::relative_work_by_length`], the keys a batch attends over by its longest
+    /// item, and the mean of that padding over arrival-order batches of 1..=`max_batch` items:
+    /// what such a batch pays beyond its items' own kernels under `Padding::Batch`; `None`
+    /// otherwise (and for a length-sorted query).
     pub fn batch_attention(&self, max_batch: u32) -> Option<BatchAttention> {
         let lens = self.lengths.as_ref()?;
         let pt = self.per_token.as_ref()?;
@@ -350,6 +348,9 @@ impl ClassicModel {
         })
     }
 
+    /// Work of an item of each length 1..=max relative to the mean item (FLOPs ratio; mean 1
+    /// over the distribution); `None` without a distribution, or when padding makes every item
+    /// cost the same.
     pub fn relative_work_by_length(&self) -> Option<Vec<f64>> {
         let lens = self.lengths.as_ref()?;
         if lens.padding == Padding::Max || self.per_token.is_none() {
