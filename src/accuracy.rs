@@ -853,9 +853,10 @@ fn row_workload(t: &Table, r: &Row) -> Result<Workload, InputError> {
                 Some(_) => return Err(bad("padding is \"max\", \"none\" or \"batch\"")),
             };
             let attention_lengths = c.attention_lengths.clone().unwrap_or_default();
-            let valid = attention_lengths.windows(2).all(|p| p[0] < p[1])
-                && attention_lengths.last().is_none_or(|&l| l >= max);
-            if !attention_lengths.is_empty() && (padding != Padding::Batch || !valid) {
+            if !attention_lengths.is_empty()
+                && (padding != Padding::Batch
+                    || !workload::attention_lengths_cover(&attention_lengths, max))
+            {
                 return Err(bad(
                     "attention_lengths go with padding \"batch\": ascending, the last >= max_sequence_tokens",
                 ));

@@ -469,11 +469,8 @@ pub fn plan(
                 None => spread(profile, batching),
             };
             // The planned time of a batch of b holds that padding's mean over such batches.
-            let padded_attention = |b: u32| {
-                batch_attention.as_ref().map_or(1.0, |ba| {
-                    1.0 + ba.mean_surplus.get(b as usize - 1).copied().unwrap_or(0.0)
-                })
-            };
+            let padded_attention =
+                |b: u32| 1.0 + batch_attention.as_ref().map_or(0.0, |ba| ba.planned(b as usize));
             if profile.kind == UnitKind::Cpu {
                 let mut plan = cpu_classic_plan(profile, roof, batching, (f, w, a), variability)?;
                 if plan.cpu_batches() {

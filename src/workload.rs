@@ -381,6 +381,23 @@ pub struct BatchAttention {
     pub mean_surplus: Vec<f64>,
 }
 
+impl BatchAttention {
+    /// The mean padding a planned batch of `b` items holds (the last entry beyond the table).
+    pub fn planned(&self, b: usize) -> f64 {
+        self.mean_surplus
+            .get(b.max(1) - 1)
+            .or(self.mean_surplus.last())
+            .copied()
+            .unwrap_or(0.0)
+    }
+}
+
+/// Whether `lengths` can be a runtime's attention kernels for sequences up to `max` tokens:
+/// ascending, the last at least `max`.
+pub fn attention_lengths_cover(lengths: &[u32], max: u32) -> bool {
+    lengths.windows(2).all(|p| p[0] < p[1]) && lengths.last().is_some_and(|&l| l >= max)
+}
+
 /// A decoder-only generative model.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct GenerativeModel {

@@ -12,7 +12,7 @@ use crate::hardware::Precision;
 use crate::input::{InputError, NumberCheck, SourceFile, closest};
 use crate::workload::{
     self, ClassicModel, GenerativeModel, LengthDist, OpClass, Padding, PerToken, SequenceLengths,
-    TokenCount, Workload,
+    TokenCount, Workload, attention_lengths_cover,
 };
 
 /// Validate `[workload]`: a preset, or a custom classic or generative model.
@@ -330,17 +330,19 @@ fn attention_lengths(
             .with_help("set padding = \"batch\", or remove attention_lengths"));
     }
     let v = a.get_ref();
-    let ascending = v.windows(2).all(|p| p[0] < p[1]);
-    let in_range = v.iter().all(|&t| (1..=MAX_SEQUENCE_TOKENS).contains(&t));
-    let covers = v.last().is_some_and(|&t| t >= max as i64);
-    if v.is_empty() || !ascending || !in_range || !covers {
+    let lengths: Vec<u32> = v
+        .iter()
+        .filter(|t| (1..=MAX_SEQUENCE_TOKENS).contains(*t))
+        .map(|&t| t as u32)
+        .collect();
+    if lengths.len() != v.len() || !attention_lengths_cover(&lengths, max) {
         return Err(src
             .error(a, field, "must be ascending whole numbers of tokens, the last at least max_sequence_tokens")
             .with_help(format!(
                 "valid: e.g. [128, 192, 256, 384] (TensorRT's BERT kernels), each from 1 to {MAX_SEQUENCE_TOKENS}, the last >= max_sequence_tokens = {max}"
             )));
     }
-    Ok(v.iter().map(|&t| t as u32).collect())
+    Ok(lengths)
 }
 
 /// Sequence-length keys describe a classic sequence model; a generative request's size is its

@@ -180,12 +180,15 @@ impl Multiplier {
             return 1.0;
         };
         let at = |t: u32| (t.max(1) as usize - 1).min(work.len() - 1);
-        let n = tokens.clone().count().max(1) as f64;
-        let own: f64 = tokens.clone().map(|t| work[at(t)]).sum();
+        // One pass for the items' own work, their count and the longest.
+        let (own, count, longest) = tokens.clone().fold((0.0, 0usize, 0usize), |(w, c, m), t| {
+            let i = at(t);
+            (w + work[i], c + 1, m.max(i))
+        });
+        let n = count.max(1) as f64;
         let Some(a) = attention else {
             return own / n;
         };
-        let longest = tokens.clone().map(at).max().unwrap_or(0);
         let keys = a.keys[longest.min(a.keys.len() - 1)];
         let pad: f64 = tokens
             .map(|t| {
@@ -193,13 +196,7 @@ impl Multiplier {
                 a.per_key[i] * keys.saturating_sub(a.keys[i]) as f64
             })
             .sum();
-        let planned = a
-            .mean_surplus
-            .get(n as usize - 1)
-            .or(a.mean_surplus.last())
-            .copied()
-            .unwrap_or(0.0);
-        (own + pad) / n / (1.0 + planned)
+        (own + pad) / n / (1.0 + a.planned(count))
     }
 
     /// The multiplier of one request of `tokens` input tokens: its size times a draw.
