@@ -190,6 +190,21 @@ impl Metric {
         Metric::TtftAtRate,
         Metric::TpotAtRate,
     ];
+    /// Whether the metric is measured by a streaming client against a serving endpoint
+    /// (GenAI-Perf, benchmark_serving: every token sent to its client), so that the profile's
+    /// `efficiency.stream_overhead_us` is paid, as a scenario pays it. In-process benchmarks
+    /// (trtllm-bench, MLPerf's LoadGen harness) and a lone decode step (whose one sequence's
+    /// share sits in the iteration overhead) do not pay it.
+    pub fn streamed(self) -> bool {
+        matches!(
+            self,
+            Metric::TokensAtConcurrency
+                | Metric::TtftAtConcurrency
+                | Metric::TpotAtConcurrency
+                | Metric::TtftAtRate
+                | Metric::TpotAtRate
+        )
+    }
     /// Whether the metric measures a generative model (needs token counts).
     pub fn generative(self) -> bool {
         !matches!(self, Metric::Offline | Metric::Server)
@@ -287,6 +302,7 @@ pub enum Constant {
     Memory,
     BatchOverhead,
     IterationOverhead,
+    StreamOverhead,
     LayerOverhead,
     AllreduceLatency,
     AttentionMemory,
@@ -304,6 +320,7 @@ impl Constant {
             Constant::Memory => "efficiency.memory",
             Constant::BatchOverhead => "efficiency.batch_overhead_ms",
             Constant::IterationOverhead => "efficiency.iteration_overhead_ms",
+            Constant::StreamOverhead => "efficiency.stream_overhead_us",
             Constant::LayerOverhead => "efficiency.layer_overhead_ms",
             Constant::AllreduceLatency => "interconnect.allreduce_latency_us",
             Constant::AttentionMemory => "efficiency.attention_memory",
@@ -321,6 +338,8 @@ impl Constant {
             | Constant::AttentionMemory => (0.001, 1.0),
             Constant::BatchOverhead | Constant::IterationOverhead => (0.0, 0.1),
             Constant::LayerOverhead | Constant::AllreduceLatency => (0.0, 0.01),
+            // Seconds: 0 to 1 ms per sequence per iteration, inside the profile's 0-10,000 us.
+            Constant::StreamOverhead => (0.0, 0.001),
             Constant::SerialFraction => (0.0, 0.5),
             Constant::ServiceCv => (0.0, 2.0),
         }
@@ -333,6 +352,7 @@ impl Constant {
             Constant::Memory => p.efficiency_memory.value,
             Constant::BatchOverhead => p.batch_overhead_s.value,
             Constant::IterationOverhead => p.generative_overhead_s(),
+            Constant::StreamOverhead => p.stream_overhead_s.as_ref().map_or(0.0, |c| c.value),
             Constant::LayerOverhead => p.layer_overhead_s.as_ref().map_or(0.0, |c| c.value),
             Constant::AllreduceLatency => p.allreduce_latency_s.as_ref().map_or(0.0, |c| c.value),
             Constant::AttentionMemory => p
@@ -351,6 +371,7 @@ impl Constant {
             Constant::Memory => p.efficiency_memory.value = v,
             Constant::BatchOverhead => p.batch_overhead_s.value = v,
             Constant::IterationOverhead => set_optional(&mut p.iteration_overhead_s, v),
+            Constant::StreamOverhead => set_optional(&mut p.stream_overhead_s, v),
             Constant::LayerOverhead => set_optional(&mut p.layer_overhead_s, v),
             Constant::AllreduceLatency => set_optional(&mut p.allreduce_latency_s, v),
             Constant::AttentionMemory => set_optional(&mut p.efficiency_attention_memory, v),
@@ -358,13 +379,14 @@ impl Constant {
             Constant::ServiceCv => p.service_cv.value = v,
         }
     }
-    /// The value as the profile file writes it (ms for the overheads, µs for the latency).
+    /// The value as the profile file writes it (ms for the overheads, µs for the all-reduce
+    /// latency and the streaming cost).
     pub fn file_value(self, si: f64) -> f64 {
         match self {
             Constant::BatchOverhead | Constant::IterationOverhead | Constant::LayerOverhead => {
                 si * 1e3
             }
-            Constant::AllreduceLatency => si * 1e6,
+            Constant::AllreduceLatency | Constant::StreamOverhead => si * 1e6,
             _ => si,
         }
     }
@@ -1008,7 +1030,12 @@ fn row_plan(t: &Table, r: &Row, profile: &Profile) -> Result<(Workload, ServiceP
     if let Some(k) = r.kv_allocation {
         batching.generative.paged_kv = k.is_paged();
     }
-    let plan = perf::plan(profile, &w, r.precision, &batching)?;
+    let mut plan = perf::plan(profile, &w, r.precision, &batching)?;
+    if !r.metric.streamed()
+        && let ServicePlan::Generative(g) = &mut plan
+    {
+        g.stream_s_per_seq = 0.0;
+    }
     Ok((w, plan))
 }
 

@@ -357,6 +357,9 @@ pub struct Profile {
     /// Generative models: fixed time of one engine iteration \[s\], in place of
     /// `batch_overhead_s`; `None`: `batch_overhead_s`.
     pub iteration_overhead_s: Option<Cited>,
+    /// Generative models served streaming: host time per running sequence per iteration \[s\];
+    /// `None`: 0.
+    pub stream_overhead_s: Option<Cited>,
     /// Fixed time per layer of a forward pass \[s\]; `None`: 0.
     pub layer_overhead_s: Option<Cited>,
     /// Accelerators: fixed time of one all-reduce across a tensor-parallel replica \[s\]; `None`: 0.
@@ -601,6 +604,7 @@ fn validate(
     let serial_fraction = read(&numbers::SERIAL_FRACTION)?;
     let t0 = required(&numbers::BATCH_OVERHEAD)?;
     let iteration_overhead = read(&numbers::ITERATION_OVERHEAD)?;
+    let stream_overhead = read(&numbers::STREAM_OVERHEAD)?;
     let layer_overhead = read(&numbers::LAYER_OVERHEAD)?;
     let allreduce_latency = read(&numbers::ALLREDUCE_LATENCY)?;
     let interconnect_bandwidth = read(&numbers::INTERCONNECT_BANDWIDTH)?;
@@ -752,6 +756,7 @@ fn validate(
         serial_fraction,
         batch_overhead_s: t0,
         iteration_overhead_s: iteration_overhead,
+        stream_overhead_s: stream_overhead,
         layer_overhead_s: layer_overhead,
         allreduce_latency_s: allreduce_latency,
         interconnect_bandwidth,

@@ -170,6 +170,9 @@ pub struct GenerativePlan {
     /// Compiled-shape devices: the context every decoding sequence's attention reads
     /// \[tokens\]; 0: its own context.
     pub compiled_context_tokens: f64,
+    /// The streaming server's host time per decoding sequence per iteration \[s\]
+    /// (`efficiency.stream_overhead_us`; 0 without one).
+    pub stream_s_per_seq: f64,
     /// Token budget and KV allocation of an iteration.
     pub scheduler: Scheduler,
     /// Spread of each iteration's time around [`GenerativePlan::iteration_s`], its mean.
@@ -189,6 +192,7 @@ impl GenerativePlan {
             attention_s_per_pair: self.attention_s_per_pair,
             collective_s_per_token: self.collective_s_per_token,
             compiled_context_tokens: self.compiled_context_tokens,
+            stream_s_per_seq: self.stream_s_per_seq,
         }
     }
 
@@ -769,6 +773,7 @@ fn generative_plan(
             attention_s_per_pair: model.attention_flops_per_pair() / compute,
             collective_s_per_token,
             compiled_context_tokens: batching.compiled_context_tokens.map_or(0.0, f64::from),
+            stream_s_per_seq: profile.stream_overhead_s.as_ref().map_or(0.0, |c| c.value),
             scheduler: scheduler(profile, &batching.generative),
             variability: spread(profile, batching),
         }
@@ -1073,6 +1078,7 @@ mod tests {
             attention_s_per_pair: 0.0,
             collective_s_per_token: 0.0,
             compiled_context_tokens: 0.0,
+            stream_s_per_seq: 0.0,
             scheduler: Scheduler::legacy(),
             variability: Variability::None,
         };
@@ -1102,6 +1108,7 @@ mod tests {
             attention_s_per_pair: 4.0 * 32.0 * 4096.0 / 8e14,
             collective_s_per_token: 0.0,
             compiled_context_tokens: 0.0,
+            stream_s_per_seq: 0.0,
             scheduler,
             variability: Variability::None,
         }

@@ -367,7 +367,7 @@ pub enum ServiceDist {
 /// ```text
 /// t_iter = fixed_s + max( P·prefill_s_per_token + D·decode_compute_s_per_seq, weight_read_s )
 ///                  + max( A·attention_s_per_pair, K·kv_read_s_per_token )
-///                  + (P + D)·collective_s_per_token
+///                  + (P + D)·collective_s_per_token + D·stream_s_per_seq
 /// ```
 ///
 /// with P the prompt tokens prefilled in this iteration, D the sequences taking a decode step, A
@@ -380,7 +380,11 @@ pub enum ServiceDist {
 /// own (`compiled_context_tokens`). A tensor-parallel replica adds its all-reduces,
 /// `(P + D)·collective_s_per_token` (their fixed latency is in `fixed_s`): serving engines run
 /// them between a layer's GEMMs, not overlapped with them (Shoeybi et al., "Megatron-LM", 2019,
-/// §3: two all-reduces per layer in the forward pass). Units: seconds. After Williams, Waterman
+/// §3: two all-reduces per layer in the forward pass). A streaming server adds its host work for
+/// each decoding sequence, `D·stream_s_per_seq` (detokenising and sending the token, scheduling
+/// the sequence), serialized with the step as in vLLM's own profile of its server (vLLM v0.6.0,
+/// <https://blog.vllm.ai/2024/09/05/perf-update.html>, 2024-09-05: the HTTP API server 33 % and
+/// scheduling 29 % of the execution time of Llama 3 8B on one H100). Units: seconds. After Williams, Waterman
 /// & Patterson, "Roofline", CACM 52(4), 2009, applied per operator as in Yuan et al., "LLM
 /// Inference Unveiled: Survey and Roofline Model Insights", arXiv:2402.16363, 2024;
 /// iteration-level scheduling after Yu et al., "Orca", OSDI 2022.
@@ -406,6 +410,9 @@ pub struct IterationCost {
     /// \[tokens\]. Every decoding sequence reads this much KV cache, whatever its own context:
     /// the KV read is `max(K, D × compiled_context_tokens)`. 0: each reads its own context.
     pub compiled_context_tokens: f64,
+    /// A streaming server's host time per decoding sequence per iteration \[s\]; 0 where nothing
+    /// streams (an in-process offline benchmark).
+    pub stream_s_per_seq: f64,
 }
 
 impl IterationCost {
@@ -428,7 +435,11 @@ impl IterationCost {
         };
         let kv = kv_tokens * self.kv_read_s_per_token;
         let collectives = (w.prefill_tokens + w.decode_seqs) * self.collective_s_per_token;
-        self.fixed_s + gemm.max(self.weight_read_s) + attention.max(kv) + collectives
+        self.fixed_s
+            + gemm.max(self.weight_read_s)
+            + attention.max(kv)
+            + collectives
+            + w.decode_seqs * self.stream_s_per_seq
     }
 }
 

@@ -6,8 +6,8 @@ mod common;
 
 use common::{ms, run};
 use tco_sim::sim::{
-    self, Completion, Dispatch, FleetSpec, IterationCost, KvAllocation, PoissonArrivals, Scheduler,
-    ServerModel, Variability,
+    self, Completion, Dispatch, FleetSpec, IterationCost, IterationWork, KvAllocation,
+    PoissonArrivals, Scheduler, ServerModel, Variability,
 };
 use tco_sim::traffic::Request;
 
@@ -40,6 +40,7 @@ fn one_ms() -> IterationCost {
         attention_s_per_pair: 0.0,
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
+        stream_s_per_seq: 0.0,
     }
 }
 
@@ -176,6 +177,7 @@ fn preemption_only_when_the_cache_is_exhausted() {
         attention_s_per_pair: 1e-9,
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
+        stream_s_per_seq: 0.0,
     };
     let go = |kv: u64| {
         let f = llm(kv, 32, cost.clone(), paged(16, Some(512)));
@@ -215,6 +217,7 @@ fn chunked_prefill_keeps_decode_tpot_bounded_when_a_long_prompt_arrives() {
         attention_s_per_pair: 0.0,
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
+        stream_s_per_seq: 0.0,
     };
     let mut reqs: Vec<Request> = (0..4).map(|_| tok(0.0, 10, 40)).collect();
     reqs.push(tok(5.0, 100_000, 2));
@@ -257,6 +260,7 @@ fn attention_cost_slows_long_contexts() {
         attention_s_per_pair: a,
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
+        stream_s_per_seq: 0.0,
     };
     let tpot = |a: f64, prompt: u32| {
         let t = trace(
@@ -427,5 +431,32 @@ fn mean_running_per_replica_is_the_concurrency_or_the_batch_limit() {
     assert!(
         (full.mean_running_per_replica - 8.0).abs() < 0.02,
         "{full:?}"
+    );
+}
+
+/// A streaming server's host cost is paid once per decoding sequence of an iteration, on top of
+/// the roofline, and not by a prefill-only iteration.
+#[test]
+fn the_stream_cost_is_paid_per_decoding_sequence() {
+    let base = one_ms();
+    let streamed = IterationCost {
+        stream_s_per_seq: 20e-6,
+        ..base.clone()
+    };
+    let work = |prefill: f64, decode: f64| IterationWork {
+        prefill_tokens: prefill,
+        decode_seqs: decode,
+        attention_pairs: 0.0,
+        context_tokens: 0.0,
+    };
+    for d in [1.0, 10.0, 100.0] {
+        let w = work(0.0, d);
+        let extra = streamed.iteration_s(&w) - base.iteration_s(&w);
+        assert!((extra - d * 20e-6).abs() < 1e-12, "{d}: {extra}");
+    }
+    let prefill_only = work(512.0, 0.0);
+    assert_eq!(
+        streamed.iteration_s(&prefill_only),
+        base.iteration_s(&prefill_only)
     );
 }

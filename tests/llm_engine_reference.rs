@@ -297,6 +297,7 @@ fn the_engine_schedules_exactly_what_the_one_by_one_rule_does() {
         attention_s_per_pair: 0.000_000_1,
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
+        stream_s_per_seq: 0.0,
     };
     let (mut preemptions, mut cases_with_preemption, mut small_budget) = (0, 0, 0);
     let mut whole_prompt_budgets = 0;

@@ -27,6 +27,7 @@ fn llm(units: u32) -> FleetSpec {
                 attention_s_per_pair: 0.0,
                 collective_s_per_token: 0.0,
                 compiled_context_tokens: 0.0,
+                stream_s_per_seq: 0.0,
             },
             variability: Variability::lognormal(0.3),
             scheduler: Scheduler {

@@ -98,6 +98,7 @@ fn plain_fleets() -> Vec<FleetSpec> {
                     attention_s_per_pair: 0.0,
                     collective_s_per_token: 0.0,
                     compiled_context_tokens: 0.0,
+                    stream_s_per_seq: 0.0,
                 },
             },
             ..base.clone()
@@ -126,6 +127,7 @@ fn plain_fleets() -> Vec<FleetSpec> {
                     attention_s_per_pair: 1e-9,
                     collective_s_per_token: 0.0,
                     compiled_context_tokens: 0.0,
+                    stream_s_per_seq: 0.0,
                 },
             },
             ..base

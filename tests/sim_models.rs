@@ -180,6 +180,7 @@ fn simple_cost() -> IterationCost {
         attention_s_per_pair: 0.0,
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
+        stream_s_per_seq: 0.0,
     }
 }
 
@@ -254,6 +255,7 @@ fn continuous_memory_term_counts_context() {
         attention_s_per_pair: 0.0,
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
+        stream_s_per_seq: 0.0,
     };
     let f = fleet(1, llm(8, 1000, cost), Dispatch::SharedQueue);
     let t = trace(&f, vec![tok(0.0, 10, 2)]);
@@ -549,6 +551,7 @@ fn models_reduce_to_md_c_where_they_coincide() {
                 attention_s_per_pair: 0.0,
                 collective_s_per_token: 0.0,
                 compiled_context_tokens: 0.0,
+                stream_s_per_seq: 0.0,
             },
         },
     ];

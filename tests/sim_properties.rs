@@ -63,6 +63,7 @@ fn server() -> impl Strategy<Value = ServerModel> {
                     attention_s_per_pair: 0.0,
                     collective_s_per_token: 0.0,
                     compiled_context_tokens: 0.0,
+                    stream_s_per_seq: 0.0,
                 },
                 variability: Variability::Empirical {
                     relative: vec![0.8, 1.0, 1.4],

@@ -43,6 +43,7 @@ fn cost() -> IterationCost {
         attention_s_per_pair: 0.0,
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
+        stream_s_per_seq: 0.0,
     }
 }
 
@@ -207,6 +208,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
                 attention_s_per_pair: 0.0,
                 collective_s_per_token: 0.0,
                 compiled_context_tokens: 0.0,
+                stream_s_per_seq: 0.0,
                 ..cost()
             },
         },

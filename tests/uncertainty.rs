@@ -659,6 +659,7 @@ fn the_overhead_a_tier_pays_is_the_one_varied() {
             .any(|k| k.starts_with("tier.8x H100") && k.ends_with(suffix))
     };
     assert!(owned("efficiency.iteration_overhead_ms"), "{keys:?}");
+    assert!(owned("efficiency.stream_overhead_us"), "{keys:?}");
     assert!(!owned("efficiency.batch_overhead_ms"), "{keys:?}");
     let t = &s.tiers[0];
     assert!(t.profile.iteration_overhead_s.is_some());
@@ -679,6 +680,16 @@ fn the_overhead_a_tier_pays_is_the_one_varied() {
     assert!(
         classic
             .why_inert(&tier, &tco_sim::hardware::numbers::BATCH_OVERHEAD)
+            .is_none()
+    );
+    // The streaming cost is a generative iteration's: a classic tier does not draw it.
+    assert!(
+        classic
+            .why_inert(&tier, &tco_sim::hardware::numbers::STREAM_OVERHEAD)
+            .is_some()
+    );
+    assert!(
+        s.why_inert(t, &tco_sim::hardware::numbers::STREAM_OVERHEAD)
             .is_none()
     );
 }

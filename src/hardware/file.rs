@@ -109,6 +109,11 @@ pub struct EfficiencyFile {
     /// `batch_overhead_ms`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub iteration_overhead_ms: Option<CitedEntry>,
+    /// Generative models served streaming: host time per running sequence per iteration
+    /// (detokenising and sending its token, scheduling it), serialized with the step \[µs\]
+    /// (absent: 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream_overhead_us: Option<CitedEntry>,
     /// Fixed time per layer of a forward pass (a batch, or an iteration of a generative model),
     /// on top of `batch_overhead_ms` \[ms\] (absent: 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]

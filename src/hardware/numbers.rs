@@ -443,6 +443,18 @@ pub const ITERATION_OVERHEAD: ProfileNumber = ProfileNumber {
     held: |p| p.iteration_overhead_s.as_ref(),
     held_mut: |p| p.iteration_overhead_s.as_mut(),
 };
+pub const STREAM_OVERHEAD: ProfileNumber = ProfileNumber {
+    key: "efficiency.stream_overhead_us",
+    label: "efficiency.stream_overhead [s]",
+    unit: "us",
+    scale: 1e-6,
+    valid: Valid::from_to(0.0, 10_000.0, "microseconds from 0 to 10,000"),
+    presence: Presence::Optional,
+    help: "generative models served streaming: host time per running sequence per iteration (the server detokenising and sending each sequence's token, scheduling it), serialized with the step; paid by every decoding sequence of every iteration a scenario plans or simulates (at most 10 ms). Absent: 0",
+    raw: |f| f.efficiency.stream_overhead_us.as_ref(),
+    held: |p| p.stream_overhead_s.as_ref(),
+    held_mut: |p| p.stream_overhead_s.as_mut(),
+};
 pub const LAYER_OVERHEAD: ProfileNumber = ProfileNumber {
     key: "efficiency.layer_overhead_ms",
     label: "efficiency.layer_overhead [s]",
@@ -600,6 +612,7 @@ pub static PROFILE_NUMBERS: &[ProfileNumber] = &[
     SERIAL_FRACTION,
     BATCH_OVERHEAD,
     ITERATION_OVERHEAD,
+    STREAM_OVERHEAD,
     LAYER_OVERHEAD,
     SERVICE_CV,
     ALLREDUCE_LATENCY,

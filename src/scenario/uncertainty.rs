@@ -261,6 +261,7 @@ impl Scenario {
     /// - the attention's memory efficiency only reads a generative model's KV cache;
     /// - a generative model's iterations pay the iteration overhead where the profile sets one,
     ///   never the batch overhead, and a classic batch pays only the batch overhead;
+    /// - the streaming cost per sequence is paid only by a generative model's iterations;
     /// - all-reduce latency and link bandwidth only act on a replica split over devices.
     pub fn why_inert(&self, t: &Tier, n: &ProfileNumber) -> Option<&'static str> {
         use crate::hardware::numbers as k;
@@ -306,6 +307,9 @@ impl Scenario {
             }
             key if key == k::ITERATION_OVERHEAD.key && !generative => Some(
                 "only a generative model's iterations pay it; a classic batch pays efficiency.batch_overhead_ms, vary that",
+            ),
+            key if key == k::STREAM_OVERHEAD.key && !generative => Some(
+                "only a generative model's streamed iterations pay it, once per decoding sequence; a classic batch pays efficiency.batch_overhead_ms, vary that",
             ),
             key if (key == k::ALLREDUCE_LATENCY.key || key == k::INTERCONNECT_BANDWIDTH.key)
                 && !matches!(&t.plan, crate::perf::ServicePlan::Generative(g) if g.devices_per_replica > 1) =>

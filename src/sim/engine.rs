@@ -658,6 +658,7 @@ mod tests {
                     attention_s_per_pair: 0.0,
                     collective_s_per_token: 0.0,
                     compiled_context_tokens: 0.0,
+                    stream_s_per_seq: 0.0,
                 },
             },
             dispatch: Dispatch::RoundRobin,

@@ -211,6 +211,7 @@ fn iteration_cost(c: &IterationCost) -> Result<(), SimError> {
         "server.cost.compiled_context_tokens",
         c.compiled_context_tokens,
     )?;
+    non_negative("server.cost.stream_s_per_seq", c.stream_s_per_seq)?;
     // Every iteration must take time, or a replica could emit tokens without time passing.
     if c.fixed_s + c.weight_read_s <= 0.0 {
         return Err(SimError::BadNumber {
