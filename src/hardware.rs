@@ -1015,6 +1015,7 @@ mod tests {
                 "efficiency.memory",
                 "efficiency.serial_fraction",
                 "efficiency.batch_overhead [s]",
+                "efficiency.stream_overhead [s]",
                 // Not in the file: the CPU default, listed with its source like any number.
                 "efficiency.service_cv",
                 "price.purchase_usd",

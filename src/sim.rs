@@ -384,10 +384,10 @@ pub enum ServiceDist {
 /// each decoding sequence, `D·stream_s_per_seq` (detokenising and sending the token, scheduling
 /// the sequence), serialized with the step as in vLLM's own profile of its server (vLLM v0.6.0,
 /// <https://blog.vllm.ai/2024/09/05/perf-update.html>, 2024-09-05: the HTTP API server 33 % and
-/// scheduling 29 % of the execution time of Llama 3 8B on one H100). Units: seconds. After Williams, Waterman
-/// & Patterson, "Roofline", CACM 52(4), 2009, applied per operator as in Yuan et al., "LLM
-/// Inference Unveiled: Survey and Roofline Model Insights", arXiv:2402.16363, 2024;
-/// iteration-level scheduling after Yu et al., "Orca", OSDI 2022.
+/// scheduling 29 % of the execution time of Llama 3 8B on one H100). Units: seconds. After
+/// Williams, Waterman & Patterson, "Roofline", CACM 52(4), 2009, applied per operator as in
+/// Yuan et al., "LLM Inference Unveiled: Survey and Roofline Model Insights", arXiv:2402.16363,
+/// 2024; iteration-level scheduling after Yu et al., "Orca", OSDI 2022.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct IterationCost {
     /// Per-iteration overhead (launch, scheduling) \[s\].
