@@ -1018,7 +1018,13 @@ fn the_nim_rows_follow_their_rule() {
     assert_eq!(nim.len(), 28);
     let mut points = BTreeSet::new();
     for r in &nim {
-        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        // One of them sets the streaming cost (the rule of 2026-12-06); the rest are held out.
+        if r.id == "nim-h100x1-llama31-8b-200-200-c100-itl" {
+            assert_eq!(r.split, Split::Fit, "{}", r.id);
+            assert_eq!(r.fit, Some(accuracy::Constant::StreamOverhead), "{}", r.id);
+        } else {
+            assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        }
         let c = r.concurrency.unwrap();
         assert!(c == 25 || c == 100, "{}", r.id);
         assert_eq!(r.batch, (c == 100).then_some(100), "{}", r.id);
@@ -1555,10 +1561,10 @@ fn held_out_generative_rows_by_sequences_in_flight_partition_and_hold_their_erro
         assert!((median - b.median_abs_error).abs() < 1e-12, "{}", b.label());
     }
     // The worst held-out throughput row (the DLI dataset's 8B fp8 2000/2000 at 100 clients,
-    // +139 %) sits in the band of 65-256 sequences, as the README says, and so does the worst
-    // median (18.1 %, the DLI dataset's 100 clients and the large batches of the throughput
-    // tables; 17-64 held it, 16.4 % now, until the 70B on one H100 read the memory the driver
-    // reports and came within 15 % at its engine's batch 64).
+    // +116 %; +139 % before a streamed token's host cost) sits in the band of 65-256 sequences,
+    // as the README says. The worst median is 17-64's (14.3 %): 65-256 held it (18.3 %) until
+    // the streaming cost brought it to 12.5 %, and 17-64 before the 70B on one H100 read the
+    // memory the driver reports.
     let worst = report
         .by_in_flight
         .iter()
@@ -1570,7 +1576,7 @@ fn held_out_generative_rows_by_sequences_in_flight_partition_and_hold_their_erro
         .iter()
         .max_by(|a, b| a.median_abs_error.total_cmp(&b.median_abs_error))
         .expect("bands");
-    assert_eq!((worst_median.low, worst_median.high), (65, Some(256)));
+    assert_eq!((worst_median.low, worst_median.high), (17, Some(64)));
     let out = accuracy::render(report);
     assert!(out.contains("by sequences in flight"), "{out}");
     assert!(out.contains("65–256"), "{out}");
