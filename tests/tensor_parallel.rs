@@ -406,7 +406,8 @@ fn a_compiled_context_is_read_whole_by_every_decoding_sequence() {
     let t_compiled = compiled.iteration_s(0.0, seqs, ctx, ctx);
     let memory = |tokens: f64| own.weight_read_s + tokens * kv;
     let compute = seqs * own.decode_compute_s_per_seq + ctx * own.attention_s_per_pair;
-    let rest = own.fixed_s + seqs * own.collective_s_per_token;
+    let rest = own.fixed_s + seqs * (own.collective_s_per_token + own.stream_s_per_seq);
+    assert!(own.stream_s_per_seq > 0.0);
     assert!(close(t_own, rest + compute.max(memory(ctx))));
     assert!(close(t_compiled, rest + compute.max(memory(seqs * 4096.0))));
     // A context longer than the compiled one (a prefill chunk's) is read as it is.
