@@ -494,6 +494,11 @@ pub struct Row {
     /// Bound on the p99 time per output token of a `tokens-server` row \[ms\].
     #[serde(default)]
     pub tpot_bound_ms: Option<f64>,
+    /// `tokens-server` rows: the shortest run LoadGen allowed, its summary's `min_duration (ms)`
+    /// \[s\]. Each probe of the row simulates at least this long of arrivals, since its p99 was
+    /// taken over a run that long (required there, refused elsewhere).
+    #[serde(default)]
+    pub min_duration_s: Option<f64>,
     /// Requests kept in flight on the published system (closed-loop rows).
     #[serde(default)]
     pub concurrency: Option<u32>,
@@ -757,6 +762,24 @@ pub fn load(text: &str) -> Result<Table, InputError> {
             return Err(here(
                 "a tokens-server row needs ttft_bound_ms > 0 and tpot_bound_ms > 0",
             ));
+        }
+        match r.min_duration_s {
+            None if r.metric == Metric::TokensServer => {
+                return Err(here(
+                    "a tokens-server row needs min_duration_s, its LoadGen summary's `min_duration (ms)` / 1000 (e.g. 600 or 2400)",
+                ));
+            }
+            Some(_) if r.metric != Metric::TokensServer => {
+                return Err(here(
+                    "min_duration_s is the LoadGen run length of a tokens-server row; remove it",
+                ));
+            }
+            Some(d) if !(d.is_finite() && (1.0..=MAX_SERVER_DURATION_S).contains(&d)) => {
+                return Err(here(&format!(
+                    "min_duration_s must be from 1 to {MAX_SERVER_DURATION_S} s, got {d}"
+                )));
+            }
+            _ => {}
         }
         if r.metric.closed_loop() != r.concurrency.is_some() || r.concurrency == Some(0) {
             return Err(here(
@@ -1073,7 +1096,10 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
         Metric::TokensServer => {
             let ttft = r.ttft_bound_ms.unwrap_or(0.0) / 1e3;
             let tpot = r.tpot_bound_ms.unwrap_or(0.0) / 1e3;
-            highest_token_rate_within(&plan, &w, row_lengths(r), r.units, ttft, tpot) * output_of(r)
+            let duration_s = r.min_duration_s.unwrap_or(0.0);
+            let bounds = (ttft, tpot);
+            highest_token_rate_within(&plan, &w, row_lengths(r), r.units, bounds, duration_s)
+                * output_of(r)
         }
         Metric::TokensAtConcurrency | Metric::TtftAtConcurrency | Metric::TpotAtConcurrency => {
             let c = r.concurrency.unwrap_or(1);
@@ -1230,6 +1256,8 @@ const TOKEN_SERVER_REQUESTS: u64 = 6_000;
 const TOKEN_SERVER_STEPS: u32 = 10;
 /// Turnovers of a full batch per engine an LLM Server probe runs, at least.
 const TOKEN_SERVER_TURNS: u64 = 2;
+/// The longest `min_duration_s` a row may name: a day of arrivals.
+const MAX_SERVER_DURATION_S: f64 = 86_400.0;
 
 /// Requests a Server probe of `units` units of `plan` runs: `turns` full batches per device of a
 /// classic plan, or turnovers of a full batch per engine of a generative one, and at least
@@ -1245,23 +1273,26 @@ fn server_requests(plan: &ServicePlan, units: u32, floor: u64, turns: u64) -> u6
 
 /// The highest Poisson rate \[req/s\] at which `units` units of a generative `plan` keep the
 /// p99 TTFT within `ttft_s` and the p99 TPOT within `tpot_s` (MLPerf Inference LLM Server
-/// constraints): bisection on the rate, each step a simulation of the planner's server model,
-/// each request drawing its (prompt, output) lengths from `lengths`.
+/// constraints): bisection on the rate, each step a simulation of the planner's server model
+/// over at least `duration_s` of arrivals (the LoadGen run's), each request drawing its
+/// (prompt, output) lengths from `lengths`.
 fn highest_token_rate_within(
     plan: &ServicePlan,
     w: &Workload,
     (prompt, output): (TokenCount, TokenCount),
     units: u32,
-    ttft_s: f64,
-    tpot_s: f64,
+    (ttft_s, tpot_s): (f64, f64),
+    duration_s: f64,
 ) -> f64 {
     let capacity = plan.unit_throughput_rps(w) * units as f64;
     if !(capacity.is_finite() && capacity > 0.0) {
         return 0.0;
     }
     let fleet = shared_queue_fleet(plan, units);
-    let requests = server_requests(plan, units, TOKEN_SERVER_REQUESTS, TOKEN_SERVER_TURNS);
+    let floor = server_requests(plan, units, TOKEN_SERVER_REQUESTS, TOKEN_SERVER_TURNS);
     let meets = |rate: f64| {
+        // As many requests as the LoadGen run's length brings at this rate, and the floor.
+        let requests = floor.max((rate * duration_s).ceil() as u64);
         let duration = requests as f64 / rate;
         let run = one_run(duration * 0.1, SEED);
         match sim::simulate(&fleet, &run, |rep| {
