@@ -1275,8 +1275,9 @@ fn server_requests(plan: &ServicePlan, units: u32, floor: u64, turns: u64) -> u6
 /// p99 TTFT within `ttft_s` and the p99 TPOT within `tpot_s` (MLPerf Inference LLM Server
 /// constraints): bisection on the rate, each step a simulation of the planner's server model
 /// over at least `duration_s` of arrivals (the LoadGen run's), each request drawing its
-/// (prompt, output) lengths from `lengths`.
-fn highest_token_rate_within(
+/// (prompt, output) lengths from `lengths`. The one LLM Server prediction of both the accuracy
+/// suite and `calibrate --from`.
+pub fn highest_token_rate_within(
     plan: &ServicePlan,
     w: &Workload,
     (prompt, output): (TokenCount, TokenCount),

@@ -5,7 +5,10 @@
 //! - **MLPerf LoadGen `mlperf_log_summary.txt`** (`MLPerf Results Summary` in its header):
 //!   Offline `Samples per second`, or Server `Scheduled samples per second` with
 //!   `target_latency (ns)` (the bound on the 99th percentile, MLPerf Inference rules §3) and the
-//!   latency percentiles. `Result is : INVALID` is refused unless the caller allows it. The
+//!   latency percentiles; an LLM Server summary (`ttft_latency (ns)` in place of
+//!   `target_latency`) `Completed samples per second` under its p99 TTFT and TPOT bounds, over
+//!   its `min_duration`. An LLM summary's tokens per second give its output tokens per
+//!   request. `Result is : INVALID` is refused unless the caller allows it. The
 //!   summary does not name the model; the MLCommons results tree does
 //!   (`results/<system>/<model>/<scenario>/performance/run_1/`), so the model is the folder
 //!   of the path that names an MLPerf benchmark.
@@ -68,6 +71,14 @@ pub enum Observed {
         bound_s: f64,
         percentile: f64,
     },
+    /// The highest Poisson rate \[req/s\] whose 99th percentiles of TTFT and TPOT stay within
+    /// `ttft_s` and `tpot_s` (MLPerf LLM Server), LoadGen having run at least `duration_s`.
+    RateUnderTokenBounds {
+        rps: f64,
+        ttft_s: f64,
+        tpot_s: f64,
+        duration_s: f64,
+    },
     /// The median of a token latency \[s\] at a Poisson rate \[req/s\] (vLLM at a finite rate).
     MedianAtRate {
         rate: f64,
@@ -87,7 +98,9 @@ impl Observed {
     /// The measured figure in the unit the table shows (req/s or ms).
     pub fn figure(&self) -> f64 {
         match self {
-            Observed::Throughput { rps, .. } | Observed::RateUnderBound { rps, .. } => *rps,
+            Observed::Throughput { rps, .. }
+            | Observed::RateUnderBound { rps, .. }
+            | Observed::RateUnderTokenBounds { rps, .. } => *rps,
             Observed::MedianAtRate { value_s, .. }
             | Observed::MedianAtConcurrency { value_s, .. } => value_s * 1e3,
         }
@@ -105,6 +118,14 @@ pub struct Point {
     pub observed: Observed,
     /// Mean prompt and output tokens per request of a generative run.
     pub tokens: Option<(f64, f64)>,
+    /// Mean output tokens per request an MLPerf LLM summary implies (its tokens per second over
+    /// its samples per second) and the line of its tokens figure: the summary does not give the
+    /// prompt, so the scenario's lengths are used, and this is checked against them.
+    pub output_per_request: Option<(f64, usize)>,
+    /// Measured inside the benchmark's own process (MLPerf's LoadGen harness), so no streamed
+    /// token's host cost (`efficiency.stream_overhead_us`) was paid; a serving benchmark's
+    /// client (vLLM, a CSV of a serving run) pays it.
+    pub in_process: bool,
 }
 
 /// A file of measurements.
@@ -261,16 +282,75 @@ fn mlperf(src: &SourceFile, allow_invalid: bool) -> Result<RunFile, InputError> 
                     "valid: an Offline summary states `Samples per second: N`",
                 )
             })?;
+            let rps = positive(src, line, "Samples per second", &v)?;
             Point {
                 file: src.name.clone(),
                 line,
                 label: "Offline samples/s".into(),
                 observed: Observed::Throughput {
-                    rps: positive(src, line, "Samples per second", &v)?,
+                    rps,
                     batch: None,
                     concurrency: None,
                 },
                 tokens: None,
+                // An LLM summary also counts the output tokens.
+                output_per_request: output_per_request(src, &get, "Tokens per second", rps)?,
+                in_process: true,
+            }
+        }
+        // An LLM Server summary (MLPerf Inference v4.0 on): LoadGen bounds the 99th percentiles
+        // of the first-token latency and the time per output token, and its result is the
+        // completed samples per second.
+        "Server" if get("ttft_latency (ns)").is_some() => {
+            let (v, line) = get("Completed samples per second").ok_or_else(|| {
+                missing(
+                    src,
+                    "Completed samples per second",
+                    "valid: an LLM Server summary states `Completed samples per second : N`",
+                )
+            })?;
+            let rps = positive(src, line, "Completed samples per second", &v)?;
+            let bound = |key: &str| -> Result<f64, InputError> {
+                let (t, t_line) = get(key).ok_or_else(|| {
+                    missing(
+                        src,
+                        key,
+                        &format!("valid: the Test Parameters Used section of an LLM Server summary states `{key}: N`"),
+                    )
+                })?;
+                Ok(positive(src, t_line, key, &t)? / 1e9)
+            };
+            let (ttft_s, tpot_s) = (bound("ttft_latency (ns)")?, bound("tpot_latency (ns)")?);
+            let (d, d_line) = get("min_duration (ms)").ok_or_else(|| {
+                missing(
+                    src,
+                    "min_duration (ms)",
+                    "valid: the Test Parameters Used section states `min_duration (ms): N`",
+                )
+            })?;
+            let duration_s = positive(src, d_line, "min_duration (ms)", &d)? / 1e3;
+            Point {
+                file: src.name.clone(),
+                line,
+                label: format!(
+                    "Server p99 TTFT {} / TPOT {} ms",
+                    crate::format::plain(ttft_s * 1e3),
+                    crate::format::plain(tpot_s * 1e3)
+                ),
+                observed: Observed::RateUnderTokenBounds {
+                    rps,
+                    ttft_s,
+                    tpot_s,
+                    duration_s,
+                },
+                tokens: None,
+                output_per_request: output_per_request(
+                    src,
+                    &get,
+                    "Completed tokens per second",
+                    rps,
+                )?,
+                in_process: true,
             }
         }
         "Server" => {
@@ -286,7 +366,7 @@ fn mlperf(src: &SourceFile, allow_invalid: bool) -> Result<RunFile, InputError> 
                 missing(
                     src,
                     "target_latency (ns)",
-                    "valid: the Test Parameters Used section states `target_latency (ns): N`",
+                    "valid: the Test Parameters Used section states `target_latency (ns): N` (an LLM summary states `ttft_latency (ns)` and `tpot_latency (ns)` instead)",
                 )
             })?;
             let bound_s = positive(src, t_line, "target_latency (ns)", &t)? / 1e9;
@@ -300,6 +380,8 @@ fn mlperf(src: &SourceFile, allow_invalid: bool) -> Result<RunFile, InputError> 
                     percentile: 99.0,
                 },
                 tokens: None,
+                output_per_request: None,
+                in_process: true,
             }
         }
         other => {
@@ -320,6 +402,19 @@ fn mlperf(src: &SourceFile, allow_invalid: bool) -> Result<RunFile, InputError> 
         date: None,
         points: vec![point],
     })
+}
+
+/// Output tokens per request of an LLM summary: its `key` tokens per second over its samples
+/// per second `rps`, with the line of the tokens figure; `None` for a summary without tokens.
+fn output_per_request(
+    src: &SourceFile,
+    get: &impl Fn(&str) -> Option<(String, usize)>,
+    key: &str,
+    rps: f64,
+) -> Result<Option<(f64, usize)>, InputError> {
+    get(key)
+        .map(|(v, line)| Ok((positive(src, line, key, &v)? / rps, line)))
+        .transpose()
 }
 
 /// The tco-sim model of the first folder of `path` that names an MLPerf benchmark.
@@ -461,6 +556,8 @@ fn vllm(src: &SourceFile) -> Result<RunFile, InputError> {
                         concurrency: Some(c),
                     },
                     tokens: Some(tokens),
+                    output_per_request: None,
+                    in_process: false,
                 });
                 for (key, metric, name) in [
                     ("median_ttft_ms", TokenLatency::Ttft, "TTFT"),
@@ -476,6 +573,8 @@ fn vllm(src: &SourceFile) -> Result<RunFile, InputError> {
                             value_s: num(key)? / 1e3,
                         },
                         tokens: Some(tokens),
+                        output_per_request: None,
+                        in_process: false,
                     });
                 }
             }
@@ -489,6 +588,8 @@ fn vllm(src: &SourceFile) -> Result<RunFile, InputError> {
                     concurrency: None,
                 },
                 tokens: Some(tokens),
+                output_per_request: None,
+                in_process: false,
             }),
             (Some(rate), None) => {
                 for (key, metric, name) in [
@@ -508,6 +609,8 @@ fn vllm(src: &SourceFile) -> Result<RunFile, InputError> {
                             value_s: num(key)? / 1e3,
                         },
                         tokens: Some(tokens),
+                        output_per_request: None,
+                        in_process: false,
                     });
                 }
             }
@@ -641,6 +744,8 @@ fn csv(src: &SourceFile) -> Result<RunFile, InputError> {
                 concurrency,
             },
             tokens: None,
+            output_per_request: None,
+            in_process: false,
         });
     }
     let (model, model_line) = model.ok_or_else(|| {
