@@ -152,7 +152,8 @@ pub struct FitParam {
     pub after: f64,
     pub fitted: bool,
     /// Kept although the points respond to it: they move only as they move under this
-    /// fitted parameter, so they cannot tell the two apart ([`separable`]).
+    /// fitted parameter, so they cannot tell the two apart (their moves less than
+    /// 0.05 out of the span of the fitted ones).
     pub like: Option<&'static str>,
 }
 
