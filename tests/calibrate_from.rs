@@ -187,6 +187,18 @@ fn write(name: &str, text: &str) -> PathBuf {
     p
 }
 
+/// A copy of the summary `from` with `old` (which must be in it) replaced by `new`, written as
+/// `dir/mlperf_log_summary.txt` under the temporary folder (`dir` keeps the model's folder).
+fn edited_summary(from: &Path, old: &str, new: &str, dir: &str) -> PathBuf {
+    let text = std::fs::read_to_string(from).unwrap();
+    assert!(text.contains(old), "`{old}` is not in {}", from.display());
+    let dir = std::env::temp_dir().join(dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("mlperf_log_summary.txt");
+    std::fs::write(&p, text.replace(old, new)).unwrap();
+    p
+}
+
 fn err(o: &FromOptions) -> String {
     format!("{:#}", fit::run(o).unwrap_err())
 }
@@ -207,13 +219,12 @@ fn an_unknown_format_is_named() {
 
 #[test]
 fn a_missing_field_is_named_with_its_file() {
-    let text = std::fs::read_to_string(server())
-        .unwrap()
-        .replace("target_latency (ns): 15000000\n", "");
-    let dir = std::env::temp_dir().join("tco-sim-calibrate-from-bad/resnet50/Server");
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join("mlperf_log_summary.txt");
-    std::fs::write(&p, text).unwrap();
+    let p = edited_summary(
+        &server(),
+        "target_latency (ns): 15000000\n",
+        "",
+        "tco-sim-calibrate-from-bad/resnet50/Server",
+    );
     let e = err(&h100(vec![p]));
     assert!(
         e.contains("mlperf_log_summary.txt") && e.contains("target_latency (ns) is missing"),
@@ -244,13 +255,12 @@ fn a_missing_field_is_named_with_its_file() {
 
 #[test]
 fn an_invalid_run_is_refused_unless_allowed() {
-    let text = std::fs::read_to_string(offline())
-        .unwrap()
-        .replace("Result is : VALID", "Result is : INVALID");
-    let dir = std::env::temp_dir().join("tco-sim-calibrate-from-invalid/resnet50/Offline");
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join("mlperf_log_summary.txt");
-    std::fs::write(&p, text).unwrap();
+    let p = edited_summary(
+        &offline(),
+        "Result is : VALID",
+        "Result is : INVALID",
+        "tco-sim-calibrate-from-invalid/resnet50/Offline",
+    );
     let e = err(&h100(vec![p.clone()]));
     assert!(
         e.contains(":8:") && e.contains("INVALID") && e.contains("--allow-invalid"),
@@ -284,13 +294,12 @@ fn a_measurement_of_another_workload_is_refused() {
 #[test]
 fn a_set_no_parameters_can_fit_is_refused_with_its_residuals() {
     // Two Offline figures of the same system a factor of two apart.
-    let half = std::fs::read_to_string(offline())
-        .unwrap()
-        .replace("Samples per second: 703770", "Samples per second: 351885");
-    let dir = std::env::temp_dir().join("tco-sim-calibrate-from-unfit/resnet50/Offline");
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join("mlperf_log_summary.txt");
-    std::fs::write(&p, half).unwrap();
+    let p = edited_summary(
+        &offline(),
+        "Samples per second: 703770",
+        "Samples per second: 351885",
+        "tco-sim-calibrate-from-unfit/resnet50/Offline",
+    );
     let e = err(&h100(vec![offline(), p]));
     assert!(e.contains("no parameters fit these measurements"), "{e}");
     assert!(
@@ -537,13 +546,12 @@ fn an_llm_server_summary_reads_its_ttft_and_tpot_bounds() {
 /// measured ones (another mean output) is refused at the tokens figure's line.
 #[test]
 fn an_llm_summary_of_other_lengths_or_without_its_bound_is_refused() {
-    let text = std::fs::read_to_string(llama70("Server"))
-        .unwrap()
-        .replace("tpot_latency (ns): 200000000\n", "");
-    let dir = std::env::temp_dir().join("tco-sim-calibrate-from-bad/llama2-70b-99/Server");
-    std::fs::create_dir_all(&dir).unwrap();
-    let p = dir.join("mlperf_log_summary.txt");
-    std::fs::write(&p, text).unwrap();
+    let p = edited_summary(
+        &llama70("Server"),
+        "tpot_latency (ns): 200000000\n",
+        "",
+        "tco-sim-calibrate-from-bad/llama2-70b-99/Server",
+    );
     let e = err(&h100_llama70(vec![p]));
     assert!(
         e.contains("mlperf_log_summary.txt") && e.contains("tpot_latency (ns) is missing"),
