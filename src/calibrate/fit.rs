@@ -649,7 +649,13 @@ pub fn run(opts: &FromOptions) -> anyhow::Result<Fitted> {
         let m: Vec<f64> = after
             .iter()
             .zip(&before)
-            .map(|(a, b)| a / b - 1.0)
+            .map(|(a, b)| match a / b - 1.0 {
+                // A point predicted at 0 (no rate meets its bound): 0 -> 0 is no move, 0 -> a
+                // rate a whole one.
+                x if x.is_nan() => 0.0,
+                x if x.is_infinite() => x.signum(),
+                x => x,
+            })
             .collect();
         if m.iter().any(|x| x.abs() > 1e-3) {
             moves.push((i, m));
