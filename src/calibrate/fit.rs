@@ -409,7 +409,7 @@ fn predict(profile: &Profile, t: &Target<'_>, p: &Point) -> Result<f64, String> 
                 ..
             } = &w
             else {
-                unreachable!("a generative plan is built from a generative workload")
+                return Err("a generative plan without a generative workload (a bug)".into());
             };
             Ok(crate::accuracy::highest_token_rate_within(
                 &plan,
@@ -804,19 +804,14 @@ fn separable(mut moves: Vec<(usize, Vec<f64>)>) -> (Vec<usize>, Vec<(usize, usiz
     (free, twins)
 }
 
-/// An error at 1-based `line` of the measurement file `file` (shown with its line).
+/// An error at 1-based `line` of the measurement file `file` (shown with its line), located as
+/// the file's reader locates its own errors ([`runs::at_line`]).
 fn at_line(file: &str, line: usize, field: &str, msg: String) -> InputError {
     let src = SourceFile::from_text(
         file.to_string(),
         std::fs::read_to_string(file).unwrap_or_default(),
     );
-    let start: usize = src
-        .text
-        .split_inclusive('\n')
-        .take(line.saturating_sub(1))
-        .map(str::len)
-        .sum();
-    src.error_at(Some(start..start + 1), field, msg)
+    runs::at_line(&src, line, field, msg)
 }
 
 /// Round a held value to four significant digits in the unit it is written in.

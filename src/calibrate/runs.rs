@@ -202,7 +202,7 @@ fn line_span(text: &str, n: usize) -> std::ops::Range<usize> {
     start..start
 }
 
-fn at_line(src: &SourceFile, line: usize, field: &str, message: String) -> InputError {
+pub(crate) fn at_line(src: &SourceFile, line: usize, field: &str, message: String) -> InputError {
     src.error_at(Some(line_span(&src.text, line)), field, message)
 }
 
@@ -273,116 +273,95 @@ fn mlperf(src: &SourceFile, allow_invalid: bool) -> Result<RunFile, InputError> 
                 MLPERF_MODELS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
             ))
     })?;
+    // A required positive figure and its line.
+    let number = |key: &str, help: &str| -> Result<(f64, usize), InputError> {
+        let (v, line) = get(key).ok_or_else(|| missing(src, key, help))?;
+        Ok((positive(src, line, key, &v)?, line))
+    };
+    let point = |line, label, observed, output_per_request| Point {
+        file: src.name.clone(),
+        line,
+        label,
+        observed,
+        tokens: None,
+        output_per_request,
+        // LoadGen's harness runs the system in its own process.
+        in_process: true,
+    };
     let point = match scenario.as_str() {
         "Offline" => {
-            let (v, line) = get("Samples per second").ok_or_else(|| {
-                missing(
-                    src,
-                    "Samples per second",
-                    "valid: an Offline summary states `Samples per second: N`",
-                )
-            })?;
-            let rps = positive(src, line, "Samples per second", &v)?;
-            Point {
-                file: src.name.clone(),
+            let (rps, line) = number(
+                "Samples per second",
+                "valid: an Offline summary states `Samples per second: N`",
+            )?;
+            point(
                 line,
-                label: "Offline samples/s".into(),
-                observed: Observed::Throughput {
+                "Offline samples/s".into(),
+                Observed::Throughput {
                     rps,
                     batch: None,
                     concurrency: None,
                 },
-                tokens: None,
                 // An LLM summary also counts the output tokens.
-                output_per_request: output_per_request(src, &get, "Tokens per second", rps)?,
-                in_process: true,
-            }
+                output_per_request(src, &get, "Tokens per second", rps)?,
+            )
         }
         // An LLM Server summary (MLPerf Inference v4.0 on): LoadGen bounds the 99th percentiles
         // of the first-token latency and the time per output token, and its result is the
         // completed samples per second.
         "Server" if get("ttft_latency (ns)").is_some() => {
-            let (v, line) = get("Completed samples per second").ok_or_else(|| {
-                missing(
-                    src,
-                    "Completed samples per second",
-                    "valid: an LLM Server summary states `Completed samples per second : N`",
-                )
-            })?;
-            let rps = positive(src, line, "Completed samples per second", &v)?;
+            let (rps, line) = number(
+                "Completed samples per second",
+                "valid: an LLM Server summary states `Completed samples per second : N`",
+            )?;
             let bound = |key: &str| -> Result<f64, InputError> {
-                let (t, t_line) = get(key).ok_or_else(|| {
-                    missing(
-                        src,
-                        key,
-                        &format!("valid: the Test Parameters Used section of an LLM Server summary states `{key}: N`"),
-                    )
-                })?;
-                Ok(positive(src, t_line, key, &t)? / 1e9)
+                let help = format!(
+                    "valid: the Test Parameters Used section of an LLM Server summary states `{key}: N`"
+                );
+                Ok(number(key, &help)?.0 / 1e9)
             };
             let (ttft_s, tpot_s) = (bound("ttft_latency (ns)")?, bound("tpot_latency (ns)")?);
-            let (d, d_line) = get("min_duration (ms)").ok_or_else(|| {
-                missing(
-                    src,
-                    "min_duration (ms)",
-                    "valid: the Test Parameters Used section states `min_duration (ms): N`",
-                )
-            })?;
-            let duration_s = positive(src, d_line, "min_duration (ms)", &d)? / 1e3;
-            Point {
-                file: src.name.clone(),
+            let duration_s = number(
+                "min_duration (ms)",
+                "valid: the Test Parameters Used section states `min_duration (ms): N`",
+            )?
+            .0 / 1e3;
+            point(
                 line,
-                label: format!(
+                format!(
                     "Server p99 TTFT {} / TPOT {} ms",
                     crate::format::plain(ttft_s * 1e3),
                     crate::format::plain(tpot_s * 1e3)
                 ),
-                observed: Observed::RateUnderTokenBounds {
+                Observed::RateUnderTokenBounds {
                     rps,
                     ttft_s,
                     tpot_s,
                     duration_s,
                 },
-                tokens: None,
-                output_per_request: output_per_request(
-                    src,
-                    &get,
-                    "Completed tokens per second",
-                    rps,
-                )?,
-                in_process: true,
-            }
+                output_per_request(src, &get, "Completed tokens per second", rps)?,
+            )
         }
         "Server" => {
-            let (v, line) = get("Scheduled samples per second").ok_or_else(|| {
-                missing(
-                    src,
-                    "Scheduled samples per second",
-                    "valid: a Server summary states `Scheduled samples per second : N`",
-                )
-            })?;
-            let rps = positive(src, line, "Scheduled samples per second", &v)?;
-            let (t, t_line) = get("target_latency (ns)").ok_or_else(|| {
-                missing(
-                    src,
-                    "target_latency (ns)",
-                    "valid: the Test Parameters Used section states `target_latency (ns): N` (an LLM summary states `ttft_latency (ns)` and `tpot_latency (ns)` instead)",
-                )
-            })?;
-            let bound_s = positive(src, t_line, "target_latency (ns)", &t)? / 1e9;
-            Point {
-                file: src.name.clone(),
+            let (rps, line) = number(
+                "Scheduled samples per second",
+                "valid: a Server summary states `Scheduled samples per second : N`",
+            )?;
+            let bound_s = number(
+                "target_latency (ns)",
+                "valid: the Test Parameters Used section states `target_latency (ns): N` (an LLM summary states `ttft_latency (ns)` and `tpot_latency (ns)` instead)",
+            )?
+            .0 / 1e9;
+            point(
                 line,
-                label: format!("Server p99 <= {} ms", crate::format::plain(bound_s * 1e3)),
-                observed: Observed::RateUnderBound {
+                format!("Server p99 <= {} ms", crate::format::plain(bound_s * 1e3)),
+                Observed::RateUnderBound {
                     rps,
                     bound_s,
                     percentile: 99.0,
                 },
-                tokens: None,
-                output_per_request: None,
-                in_process: true,
-            }
+                None,
+            )
         }
         other => {
             return Err(at_line(
