@@ -190,15 +190,18 @@ impl Metric {
         Metric::TtftAtRate,
         Metric::TpotAtRate,
     ];
-    /// Whether the metric is measured by a streaming client against a serving endpoint
-    /// (GenAI-Perf, benchmark_serving: every token sent to its client), so that the profile's
-    /// `efficiency.stream_overhead_us` is paid, as a scenario pays it. In-process benchmarks
-    /// (trtllm-bench, MLPerf's LoadGen harness) and a lone decode step (whose one sequence's
-    /// share sits in the iteration overhead) do not pay it.
+    /// Whether every running sequence's token is handed out at every step, so that the
+    /// profile's `efficiency.stream_overhead_us` is paid, as a scenario pays it: a streaming
+    /// client against a serving endpoint (GenAI-Perf, benchmark_serving), and MLPerf's LLM Server
+    /// harnesses (NVIDIA's turns TensorRT-LLM streaming on for every scenario but Offline; AMD's
+    /// queues every step's tokens; data/accuracy.toml, "MLPerf's LLM Server harnesses stream").
+    /// In-process offline benchmarks (trtllm-bench, LoadGen Offline) and a lone decode step (whose
+    /// one sequence's share sits in the iteration overhead) do not pay it.
     pub fn streamed(self) -> bool {
         matches!(
             self,
-            Metric::TokensAtConcurrency
+            Metric::TokensServer
+                | Metric::TokensAtConcurrency
                 | Metric::TtftAtConcurrency
                 | Metric::TpotAtConcurrency
                 | Metric::TtftAtRate

@@ -597,19 +597,24 @@ fn llm_offline_and_server_summaries_are_fitted_together() {
         assert_eq!(p.like, Some("efficiency.compute_matmul"), "{key}");
         assert_eq!(p.after, p.before, "{key}");
     }
-    // The planner serves the Server run at its Offline rate (predicted Server / Offline 0.999;
-    // measured 74.42 / 84.48 = 0.881), so no single number reproduces both: the best fit
-    // splits the difference, 6.3 % RMS (+-6.3 % each, measured 2026-12-07), within the fit's
-    // 10 % bound, and the residual becomes the number's spread.
-    assert!(
-        done.rms_after < 0.07 && done.rms_after < done.rms_before,
-        "{}",
-        done.rms_after
-    );
+    // The bound: both figures within 5 %. The Server point pays the streamed token's
+    // host cost (LoadGen's LLM Server harnesses stream every token; Offline does not), so the
+    // planner's Server / Offline is 0.904 where the run measured 74.42 / 84.48 = 0.881: one
+    // number leaves -1.6 % / +1.7 % (measured 2026-12-07; before that cost was charged, 0.999
+    // and the best fit +-6.3 %).
+    for p in &done.points {
+        assert!(
+            (p.after / p.measured - 1.0).abs() < 0.05,
+            "{} {p:?}",
+            p.point.label
+        );
+    }
+    assert!(done.rms_after < done.rms_before, "{}", done.rms_after);
     let (o, s) = (&done.points[0], &done.points[1]);
     assert!(o.after < o.measured && s.after > s.measured, "{o:?} {s:?}");
+    // Two points, one number: the residual becomes the number's spread.
     let p = check_profile(&done);
     let m = p.efficiency_compute_matmul.as_ref().unwrap();
     assert_eq!(m.basis, tco_sim::cite::Basis::Measured);
-    assert!(m.log_sd.is_some_and(|sd| sd > 0.05), "{m:?}");
+    assert!(m.log_sd.is_some_and(|sd| sd > 0.0 && sd < 0.05), "{m:?}");
 }

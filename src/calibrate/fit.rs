@@ -327,10 +327,10 @@ fn predict(profile: &Profile, t: &Target<'_>, p: &Point) -> Result<f64, String> 
     }
     let mut plan =
         perf::plan(profile, &w, t.precision, &batching).map_err(|e| e.message.clone())?;
-    // LoadGen's harness runs in process: its tokens reach no client, so its run paid no
-    // streamed token's cost, and the fit must not credit one to the engine. The written
-    // profile keeps the base's cost, which a scenario (a streamed service) pays.
-    if p.in_process
+    // A run that returned each answer whole (LoadGen Offline) paid no streamed token's cost,
+    // and the fit must not credit one to the engine. The written profile keeps the base's
+    // cost, which a scenario (a streamed service) pays.
+    if !p.streamed
         && let ServicePlan::Generative(g) = &mut plan
     {
         g.stream_s_per_seq = 0.0;

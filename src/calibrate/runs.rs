@@ -122,10 +122,13 @@ pub struct Point {
     /// its samples per second) and the line of its tokens figure: the summary does not give the
     /// prompt, so the scenario's lengths are used, and this is checked against them.
     pub output_per_request: Option<(f64, usize)>,
-    /// Measured inside the benchmark's own process (MLPerf's LoadGen harness), so no streamed
-    /// token's host cost (`efficiency.stream_overhead_us`) was paid; a serving benchmark's
-    /// client (vLLM, a CSV of a serving run) pays it.
-    pub in_process: bool,
+    /// Every running sequence's token was handed out at every step of the measured run, so its
+    /// host cost (`efficiency.stream_overhead_us`) was paid: a serving benchmark's client (vLLM,
+    /// a CSV of a serving run) and MLPerf's LLM Server harnesses (NVIDIA's turns streaming on for
+    /// every scenario but Offline, AMD's queues every step's tokens: data/accuracy.toml, "MLPerf's
+    /// LLM Server harnesses stream"). LoadGen Offline runs in process and returns each answer
+    /// whole.
+    pub streamed: bool,
 }
 
 /// A file of measurements.
@@ -285,8 +288,8 @@ fn mlperf(src: &SourceFile, allow_invalid: bool) -> Result<RunFile, InputError> 
         observed,
         tokens: None,
         output_per_request,
-        // LoadGen's harness runs the system in its own process.
-        in_process: true,
+        // LoadGen's harnesses stream every token in Server, none in Offline.
+        streamed: scenario == "Server",
     };
     let point = match scenario.as_str() {
         "Offline" => {
@@ -536,7 +539,7 @@ fn vllm(src: &SourceFile) -> Result<RunFile, InputError> {
                     },
                     tokens: Some(tokens),
                     output_per_request: None,
-                    in_process: false,
+                    streamed: true,
                 });
                 for (key, metric, name) in [
                     ("median_ttft_ms", TokenLatency::Ttft, "TTFT"),
@@ -553,7 +556,7 @@ fn vllm(src: &SourceFile) -> Result<RunFile, InputError> {
                         },
                         tokens: Some(tokens),
                         output_per_request: None,
-                        in_process: false,
+                        streamed: true,
                     });
                 }
             }
@@ -568,7 +571,7 @@ fn vllm(src: &SourceFile) -> Result<RunFile, InputError> {
                 },
                 tokens: Some(tokens),
                 output_per_request: None,
-                in_process: false,
+                streamed: true,
             }),
             (Some(rate), None) => {
                 for (key, metric, name) in [
@@ -589,7 +592,7 @@ fn vllm(src: &SourceFile) -> Result<RunFile, InputError> {
                         },
                         tokens: Some(tokens),
                         output_per_request: None,
-                        in_process: false,
+                        streamed: true,
                     });
                 }
             }
@@ -724,7 +727,7 @@ fn csv(src: &SourceFile) -> Result<RunFile, InputError> {
             },
             tokens: None,
             output_per_request: None,
-            in_process: false,
+            streamed: true,
         });
     }
     let (model, model_line) = model.ok_or_else(|| {
