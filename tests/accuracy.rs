@@ -1144,8 +1144,9 @@ fn held_out_rows_by_source_partition_the_held_out_set() {
         .iter()
         .find(|s| s.source == "nim-bench-tables")
         .unwrap();
-    assert_eq!(rep.by_source[0].source, "nim-dli-llama3");
-    assert_eq!(rep.by_source[1].source, "trt-llm-090-dli");
+    // 368 TensorRT-LLM 0.9.0 steps (FP8 and 16-bit) before the 330 rows of 2024 NIM runs.
+    assert_eq!(rep.by_source[0].source, "trt-llm-090-dli");
+    assert_eq!(rep.by_source[1].source, "nim-dli-llama3");
     assert_eq!(rep.by_source[2].source, "trtllm-online-serving");
     assert_eq!(rep.by_source[3].source, nim.source);
     assert!(nim.rows >= 78, "{}", nim.rows);
@@ -1701,7 +1702,9 @@ fn the_nim_dli_rows_follow_their_rule() {
 fn the_trtllm_090_rows_are_every_llama2_70b_fp8_decode_step() {
     use tco_sim::hardware::Precision;
     let t = table();
-    let rows = rows_where(&t, |r| r.source == "trt-llm-090-dli");
+    let rows = rows_where(&t, |r| {
+        r.source == "trt-llm-090-dli" && r.precision == Precision::Fp8
+    });
     assert_eq!(rows.len(), 279);
     let mut by_gpu_tp: BTreeMap<(String, u32), usize> = BTreeMap::new();
     for r in &rows {
@@ -1740,6 +1743,38 @@ fn the_trtllm_090_rows_are_every_llama2_70b_fp8_decode_step() {
     assert_eq!(by_gpu_tp.len(), 8, "{by_gpu_tp:?}");
     assert_eq!(by_gpu_tp[&("hgx-h100-8x".to_string(), 1)], 27);
     assert_eq!(by_gpu_tp[&("hgx-h200-8x".to_string(), 2)], 44);
+}
+
+/// The same benchmark's 16-bit ("Mixed") rows (data/accuracy.toml, their rule, 2026-12-07): every
+/// LLaMA v2 70B "Mixed" point on H100 with a token-to-token latency — TP 2, 4 and 8 (the file has
+/// no TP1 "Mixed" row), the FP8 rows' five lengths, 90 rows — in 16 bits with a 16-bit cache, all
+/// held-out, each citing its line of the file as "Mixed".
+#[test]
+fn the_trtllm_090_sixteen_bit_rows_follow_their_rule() {
+    use tco_sim::hardware::Precision;
+    let t = table();
+    let rows = rows_where(&t, |r| {
+        r.source == "trt-llm-090-dli" && r.precision != Precision::Fp8
+    });
+    assert_eq!(rows.len(), 90);
+    let mut by_tp: BTreeMap<u32, usize> = BTreeMap::new();
+    for r in &rows {
+        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        assert!(r.fit.is_none(), "{}", r.id);
+        assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
+        assert_eq!(r.workload, "llama-2-70b", "{}", r.id);
+        assert_eq!(r.profile, "hgx-h100-8x", "{}", r.id);
+        assert_eq!(r.precision, Precision::Fp16, "{}", r.id);
+        assert_eq!(r.kv_cache_precision, Some(Precision::Fp16), "{}", r.id);
+        assert!(r.location.contains(", Mixed, TP "), "{}", r.id);
+        let tp = r.tensor_parallel.unwrap();
+        assert_eq!(r.chips, Some(tp), "{}", r.id);
+        *by_tp.entry(tp).or_default() += 1;
+    }
+    assert_eq!(
+        by_tp.into_iter().collect::<Vec<_>>(),
+        [(2, 24), (4, 36), (8, 30)]
+    );
 }
 
 /// The MLPerf v4.1 rows of other vendors' H100 and H200 SXM systems (data/accuracy.toml, their
