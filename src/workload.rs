@@ -696,7 +696,13 @@ fn estimate(value: f64, source: &Source, note: &str) -> Cited {
 /// Names of the classic presets.
 pub const CLASSIC_PRESETS: [&str; 4] = ["resnet-50", "bert-base", "bert-large", "all-minilm-l6-v2"];
 /// Names of the generative presets.
-pub const GENERATIVE_PRESETS: [&str; 2] = ["llama-3-8b", "llama-2-70b"];
+pub const GENERATIVE_PRESETS: [&str; 5] = [
+    "llama-3-8b",
+    "llama-2-70b",
+    "llama-2-7b",
+    "llama-2-13b",
+    "mistral-7b",
+];
 
 /// A classic preset by name. Sequence models are given at sequence length 128, with the
 /// attention share of their FLOPs and activations at that length (from the arithmetic in each
@@ -830,7 +836,49 @@ pub fn generative_preset(name: &str) -> Option<GenerativeModel> {
         "https://arxiv.org/abs/2307.09288",
         "2023-07",
     );
+    let llama2_7b = src(
+        "llama2-7b-config",
+        "Meta Llama 2 7B, config.json of meta-llama/Llama-2-7b-hf: 32 layers, hidden 4096, 32 attention heads and 32 KV heads (no grouped-query attention below 70B, Touvron et al. 2023 §2.2), head dim 128; 6,738,415,616 parameters (the checkpoint's count)",
+        "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json",
+        "2023-07",
+    );
+    let llama2_13b = src(
+        "llama2-13b-config",
+        "Meta Llama 2 13B, config.json of meta-llama/Llama-2-13b-hf: 40 layers, hidden 5120, 40 attention heads and 40 KV heads, head dim 128; 13,015,864,320 parameters (the checkpoint's count)",
+        "https://huggingface.co/meta-llama/Llama-2-13b-hf/blob/main/config.json",
+        "2023-07",
+    );
+    let mistral = src(
+        "jiang-2023",
+        "Jiang et al., 'Mistral 7B', 2023, Table 1: 32 layers, dim 4096, head dim 128, 32 heads, 8 KV heads, sliding window 4,096 (not modelled: attention reads the whole context), context 8,192; 7,241,732,096 parameters (mistralai/Mistral-7B-v0.1's count)",
+        "https://arxiv.org/abs/2310.06825",
+        "2023-10",
+    );
     let m = match name {
+        "llama-2-7b" => GenerativeModel {
+            name: "Llama-2-7B".into(),
+            parameters: cited(6.738e9, &llama2_7b),
+            layers: cited(32.0, &llama2_7b),
+            hidden_size: cited(4096.0, &llama2_7b),
+            kv_heads: cited(32.0, &llama2_7b),
+            head_dim: cited(128.0, &llama2_7b),
+        },
+        "llama-2-13b" => GenerativeModel {
+            name: "Llama-2-13B".into(),
+            parameters: cited(13.016e9, &llama2_13b),
+            layers: cited(40.0, &llama2_13b),
+            hidden_size: cited(5120.0, &llama2_13b),
+            kv_heads: cited(40.0, &llama2_13b),
+            head_dim: cited(128.0, &llama2_13b),
+        },
+        "mistral-7b" => GenerativeModel {
+            name: "Mistral-7B".into(),
+            parameters: cited(7.242e9, &mistral),
+            layers: cited(32.0, &mistral),
+            hidden_size: cited(4096.0, &mistral),
+            kv_heads: cited(8.0, &mistral),
+            head_dim: cited(128.0, &mistral),
+        },
         "llama-3-8b" => GenerativeModel {
             name: "Llama-3-8B".into(),
             parameters: cited(8.03e9, &llama3),
@@ -917,8 +965,18 @@ mod tests {
             }
         }
         for n in GENERATIVE_PRESETS {
-            assert!(generative_preset(n).is_some(), "{n}");
+            let m = generative_preset(n).unwrap();
+            // One KV head per query head below 70B in Llama 2; grouped 4:1 in Mistral.
+            let heads = m.hidden_size.value / m.head_dim.value;
+            assert!(m.kv_heads.value <= heads, "{n}");
+            assert!(m.parameters.value > 1e9 && !m.layers.source.date.is_empty(), "{n}");
         }
+        // 2 x 32 layers x 32 heads x 128 x 2 B = 512 KiB per token: Llama 2 7B has no GQA.
+        let l7 = generative_preset("llama-2-7b").unwrap();
+        assert_eq!(
+            l7.kv_bytes_per_token(kv_precision(Precision::Fp16, None)),
+            524_288.0
+        );
         assert!(classic_preset("resnet-51").is_none());
     }
 

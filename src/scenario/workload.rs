@@ -445,7 +445,7 @@ fn reject_extra(src: &SourceFile, w: &WorkloadFile, generative: bool) -> Result<
 fn reject_token_keys(src: &SourceFile, w: &WorkloadFile) -> Result<(), InputError> {
     let help = |k: &str| {
         format!(
-            "`{k}` is for llama-3-8b, llama-2-70b or a custom generative model; a classic model's request-to-request spread is the tier's `service_cv` (or the profile's efficiency.service_cv)"
+            "`{k}` is for a generative model (llama-3-8b, llama-2-70b, llama-2-7b, llama-2-13b, mistral-7b or custom); a classic model's request-to-request spread is the tier's `service_cv` (or the profile's efficiency.service_cv)"
         )
     };
     for (k, v) in [
