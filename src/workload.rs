@@ -969,7 +969,10 @@ mod tests {
             // One KV head per query head below 70B in Llama 2; grouped 4:1 in Mistral.
             let heads = m.hidden_size.value / m.head_dim.value;
             assert!(m.kv_heads.value <= heads, "{n}");
-            assert!(m.parameters.value > 1e9 && !m.layers.source.date.is_empty(), "{n}");
+            assert!(
+                m.parameters.value > 1e9 && !m.layers.source.date.is_empty(),
+                "{n}"
+            );
         }
         // 2 x 32 layers x 32 heads x 128 x 2 B = 512 KiB per token: Llama 2 7B has no GQA.
         let l7 = generative_preset("llama-2-7b").unwrap();

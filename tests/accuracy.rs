@@ -1703,7 +1703,9 @@ fn the_trtllm_090_rows_are_every_llama2_70b_fp8_decode_step() {
     use tco_sim::hardware::Precision;
     let t = table();
     let rows = rows_where(&t, |r| {
-        r.source == "trt-llm-090-dli" && r.precision == Precision::Fp8
+        r.source == "trt-llm-090-dli"
+            && r.precision == Precision::Fp8
+            && r.workload == "llama-2-70b"
     });
     assert_eq!(rows.len(), 279);
     let mut by_gpu_tp: BTreeMap<(String, u32), usize> = BTreeMap::new();
@@ -1754,7 +1756,9 @@ fn the_trtllm_090_sixteen_bit_rows_follow_their_rule() {
     use tco_sim::hardware::Precision;
     let t = table();
     let rows = rows_where(&t, |r| {
-        r.source == "trt-llm-090-dli" && r.precision != Precision::Fp8
+        r.source == "trt-llm-090-dli"
+            && r.precision != Precision::Fp8
+            && r.workload == "llama-2-70b"
     });
     assert_eq!(rows.len(), 90);
     let mut by_tp: BTreeMap<u32, usize> = BTreeMap::new();
@@ -1775,6 +1779,56 @@ fn the_trtllm_090_sixteen_bit_rows_follow_their_rule() {
         by_tp.into_iter().collect::<Vec<_>>(),
         [(2, 24), (4, 36), (8, 30)]
     );
+}
+
+/// The same benchmark's smaller models (data/accuracy.toml, their rule, 2026-12-07): every LLaMA
+/// v2 7B, LLaMA v2 13B and Mistral 7B point on one H100 (FP8 and "Mixed") or one H200 (FP8) with a
+/// token-to-token latency — 339 rows, 101 of them 16-bit — on the presets added for them, each at
+/// its file's precision with a cache of the same width.
+#[test]
+fn the_trtllm_090_small_model_rows_follow_their_rule() {
+    use tco_sim::hardware::Precision;
+    let t = table();
+    let rows = rows_where(&t, |r| {
+        r.source == "trt-llm-090-dli" && r.workload != "llama-2-70b"
+    });
+    assert_eq!(rows.len(), 339);
+    let mut by: BTreeMap<(String, String, Precision), usize> = BTreeMap::new();
+    for r in &rows {
+        assert!(r.fit.is_none(), "{}", r.id);
+        assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
+        assert_eq!((r.tensor_parallel, r.chips), (Some(1), Some(1)), "{}", r.id);
+        assert_eq!(r.kv_cache_precision, Some(r.precision), "{}", r.id);
+        let named = if r.precision == Precision::Fp8 {
+            ", FP8, TP 1"
+        } else {
+            ", Mixed, TP 1"
+        };
+        assert!(r.location.contains(named), "{}", r.id);
+        assert!((1..=896).contains(&r.batch.unwrap()), "{}", r.id);
+        *by.entry((r.workload.clone(), r.profile.clone(), r.precision))
+            .or_default() += 1;
+    }
+    let count = |w: &str, p: &str, x: Precision| by.get(&(w.to_string(), p.to_string(), x));
+    assert_eq!(
+        count("llama-2-7b", "hgx-h100-8x", Precision::Fp16),
+        Some(&31)
+    );
+    assert_eq!(
+        count("llama-2-13b", "hgx-h100-8x", Precision::Fp16),
+        Some(&30)
+    );
+    assert_eq!(
+        count("mistral-7b", "hgx-h100-8x", Precision::Fp16),
+        Some(&40)
+    );
+    assert_eq!(
+        count("mistral-7b", "hgx-h200-8x", Precision::Fp8),
+        Some(&41)
+    );
+    // No 16-bit row on the H200: the file has none.
+    assert!(count("llama-2-7b", "hgx-h200-8x", Precision::Fp16).is_none());
+    assert_eq!(by.len(), 9, "{by:?}");
 }
 
 /// The MLPerf v4.1 rows of other vendors' H100 and H200 SXM systems (data/accuracy.toml, their
