@@ -422,7 +422,7 @@ fn gpu_and_asic_classic_held_out_rows_stay_within_their_measured_bounds() {
         .filter(|r| {
             r.split == Split::HeldOut
                 && (r.kind == "gpu" || r.kind == "asic")
-                && !r.workload.starts_with("llama")
+                && !r.metric.generative()
         })
         .collect();
     assert!(rows.len() >= 7, "{}", rows.len());
@@ -541,7 +541,11 @@ fn generative_rows_run_and_are_all_held_out() {
             r.id,
             r.kind
         );
-        assert!(r.workload.starts_with("llama"), "{}", r.id);
+        assert!(
+            tco_sim::workload::GENERATIVE_PRESETS.contains(&r.workload.as_str()),
+            "{}",
+            r.id
+        );
     }
     let metrics: BTreeSet<&str> = gen_rows.iter().map(|r| r.metric.label()).collect();
     for m in [
