@@ -745,8 +745,10 @@ fn csv(src: &SourceFile) -> Result<RunFile, InputError> {
 }
 
 /// A model name reduced to letters and digits, lowercase, without an organisation prefix, a
-/// `Meta-` prefix, a fine-tuning suffix or a parenthesised note: `meta-llama/Meta-Llama-3-8B-Instruct`
-/// and `Llama-3-8B` both become `llama38b`.
+/// `Meta-` prefix, a fine-tuning suffix, a checkpoint version after the size or the tuning
+/// (`-v0.1`) or a parenthesised note: `meta-llama/Meta-Llama-3-8B-Instruct` and `Llama-3-8B`
+/// both become `llama38b`, `mistralai/Mistral-7B-Instruct-v0.2` and `Mistral-7B` `mistral7b`.
+/// A version that names the model itself (`DeepSeek-V3`) stays.
 pub fn model_key(name: &str) -> String {
     let base = name.rsplit('/').next().unwrap_or(name);
     let base = base.split('(').next().unwrap_or(base);
@@ -759,6 +761,19 @@ pub fn model_key(name: &str) -> String {
         && rest.starts_with("llama")
     {
         s = rest.to_string();
+    }
+    // A trailing `v<digits>` is a checkpoint's version when it follows the size (`7b`) or a
+    // tuning suffix, as Mistral's checkpoints are named.
+    if let Some(at) = s.rfind('v')
+        && at + 1 < s.len()
+        && s[at + 1..].bytes().all(|b| b.is_ascii_digit())
+    {
+        let head = &s[..at];
+        let after_size =
+            head.ends_with('b') && head[..head.len() - 1].ends_with(|c: char| c.is_ascii_digit());
+        if after_size || head.ends_with("instruct") || head.ends_with("chat") {
+            s.truncate(at);
+        }
     }
     for suffix in ["instruct", "chathf", "chat", "hf"] {
         if let Some(rest) = s.strip_suffix(suffix) {
@@ -808,6 +823,16 @@ mod tests {
             "BERT-large (sequence 128)"
         ));
         assert!(!same_model("Llama-3-8B", "Llama-2-70B"));
+        // Mistral's checkpoints carry a version after the size or the tuning.
+        assert!(same_model(
+            "mistralai/Mistral-7B-Instruct-v0.2",
+            "Mistral-7B"
+        ));
+        assert!(same_model("mistralai/Mistral-7B-v0.1", "Mistral-7B"));
+        assert!(same_model("meta-llama/Llama-2-13b-chat-hf", "Llama-2-13B"));
+        assert!(!same_model("mistralai/Mistral-7B-v0.1", "Llama-2-7B"));
+        // A version that is the model's name is kept: V2 is not V3.
+        assert!(!same_model("deepseek-ai/DeepSeek-V3", "DeepSeek-V2"));
     }
 
     #[test]
