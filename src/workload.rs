@@ -824,80 +824,69 @@ pub fn classic_preset(name: &str) -> Option<ClassicModel> {
 
 /// A generative preset by name.
 pub fn generative_preset(name: &str) -> Option<GenerativeModel> {
-    let llama3 = src(
-        "llama3-card",
-        "Meta Llama 3 8B config.json and model card: 32 layers, hidden 4096, 8 KV heads, head dim 128, 8.03B parameters",
-        "https://huggingface.co/meta-llama/Meta-Llama-3-8B",
-        "2024-04",
-    );
-    let llama2 = src(
-        "touvron-2023",
-        "Touvron et al., 'Llama 2: Open Foundation and Fine-Tuned Chat Models', 2023, Table 1 and §2.2 (70B: 80 layers, hidden 8192, GQA with 8 KV heads, head dim 128)",
-        "https://arxiv.org/abs/2307.09288",
-        "2023-07",
-    );
-    let llama2_7b = src(
-        "llama2-7b-config",
-        "Meta Llama 2 7B, config.json of meta-llama/Llama-2-7b-hf: 32 layers, hidden 4096, 32 attention heads and 32 KV heads (no grouped-query attention below 70B, Touvron et al. 2023 §2.2), head dim 128; 6,738,415,616 parameters (the checkpoint's count)",
-        "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json",
-        "2023-07",
-    );
-    let llama2_13b = src(
-        "llama2-13b-config",
-        "Meta Llama 2 13B, config.json of meta-llama/Llama-2-13b-hf: 40 layers, hidden 5120, 40 attention heads and 40 KV heads, head dim 128; 13,015,864,320 parameters (the checkpoint's count)",
-        "https://huggingface.co/meta-llama/Llama-2-13b-hf/blob/main/config.json",
-        "2023-07",
-    );
-    let mistral = src(
-        "jiang-2023",
-        "Jiang et al., 'Mistral 7B', 2023, Table 1: 32 layers, dim 4096, head dim 128, 32 heads, 8 KV heads, sliding window 4,096 (not modelled: attention reads the whole context), context 8,192; 7,241,732,096 parameters (mistralai/Mistral-7B-v0.1's count)",
-        "https://arxiv.org/abs/2310.06825",
-        "2023-10",
-    );
-    let m = match name {
-        "llama-2-7b" => GenerativeModel {
-            name: "Llama-2-7B".into(),
-            parameters: cited(6.738e9, &llama2_7b),
-            layers: cited(32.0, &llama2_7b),
-            hidden_size: cited(4096.0, &llama2_7b),
-            kv_heads: cited(32.0, &llama2_7b),
-            head_dim: cited(128.0, &llama2_7b),
-        },
-        "llama-2-13b" => GenerativeModel {
-            name: "Llama-2-13B".into(),
-            parameters: cited(13.016e9, &llama2_13b),
-            layers: cited(40.0, &llama2_13b),
-            hidden_size: cited(5120.0, &llama2_13b),
-            kv_heads: cited(40.0, &llama2_13b),
-            head_dim: cited(128.0, &llama2_13b),
-        },
-        "mistral-7b" => GenerativeModel {
-            name: "Mistral-7B".into(),
-            parameters: cited(7.242e9, &mistral),
-            layers: cited(32.0, &mistral),
-            hidden_size: cited(4096.0, &mistral),
-            kv_heads: cited(8.0, &mistral),
-            head_dim: cited(128.0, &mistral),
-        },
-        "llama-3-8b" => GenerativeModel {
-            name: "Llama-3-8B".into(),
-            parameters: cited(8.03e9, &llama3),
-            layers: cited(32.0, &llama3),
-            hidden_size: cited(4096.0, &llama3),
-            kv_heads: cited(8.0, &llama3),
-            head_dim: cited(128.0, &llama3),
-        },
-        "llama-2-70b" => GenerativeModel {
-            name: "Llama-2-70B".into(),
-            parameters: cited(68.98e9, &llama2),
-            layers: cited(80.0, &llama2),
-            hidden_size: cited(8192.0, &llama2),
-            kv_heads: cited(8.0, &llama2),
-            head_dim: cited(128.0, &llama2),
-        },
+    // Display name; parameters, layers, hidden size, KV heads, head dim; their source.
+    let (display, [parameters, layers, hidden_size, kv_heads, head_dim], source) = match name {
+        "llama-3-8b" => (
+            "Llama-3-8B",
+            [8.03e9, 32.0, 4096.0, 8.0, 128.0],
+            src(
+                "llama3-card",
+                "Meta Llama 3 8B config.json and model card: 32 layers, hidden 4096, 8 KV heads, head dim 128, 8.03B parameters",
+                "https://huggingface.co/meta-llama/Meta-Llama-3-8B",
+                "2024-04",
+            ),
+        ),
+        "llama-2-70b" => (
+            "Llama-2-70B",
+            [68.98e9, 80.0, 8192.0, 8.0, 128.0],
+            src(
+                "touvron-2023",
+                "Touvron et al., 'Llama 2: Open Foundation and Fine-Tuned Chat Models', 2023, Table 1 and §2.2 (70B: 80 layers, hidden 8192, GQA with 8 KV heads, head dim 128)",
+                "https://arxiv.org/abs/2307.09288",
+                "2023-07",
+            ),
+        ),
+        "llama-2-7b" => (
+            "Llama-2-7B",
+            [6.738e9, 32.0, 4096.0, 32.0, 128.0],
+            src(
+                "llama2-7b-config",
+                "Meta Llama 2 7B, config.json of meta-llama/Llama-2-7b-hf: 32 layers, hidden 4096, 32 attention heads and 32 KV heads (no grouped-query attention below 70B, Touvron et al. 2023 §2.2), head dim 128; 6,738,415,616 parameters (the checkpoint's count)",
+                "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json",
+                "2023-07",
+            ),
+        ),
+        "llama-2-13b" => (
+            "Llama-2-13B",
+            [13.016e9, 40.0, 5120.0, 40.0, 128.0],
+            src(
+                "llama2-13b-config",
+                "Meta Llama 2 13B, config.json of meta-llama/Llama-2-13b-hf: 40 layers, hidden 5120, 40 attention heads and 40 KV heads, head dim 128; 13,015,864,320 parameters (the checkpoint's count)",
+                "https://huggingface.co/meta-llama/Llama-2-13b-hf/blob/main/config.json",
+                "2023-07",
+            ),
+        ),
+        "mistral-7b" => (
+            "Mistral-7B",
+            [7.242e9, 32.0, 4096.0, 8.0, 128.0],
+            src(
+                "jiang-2023",
+                "Jiang et al., 'Mistral 7B', 2023, Table 1: 32 layers, dim 4096, head dim 128, 32 heads, 8 KV heads, sliding window 4,096 (not modelled: attention reads the whole context), context 8,192; 7,241,732,096 parameters (mistralai/Mistral-7B-v0.1's count)",
+                "https://arxiv.org/abs/2310.06825",
+                "2023-10",
+            ),
+        ),
         _ => return None,
     };
-    Some(m)
+    let c = |v: f64| cited(v, &source);
+    Some(GenerativeModel {
+        name: display.into(),
+        parameters: c(parameters),
+        layers: c(layers),
+        hidden_size: c(hidden_size),
+        kv_heads: c(kv_heads),
+        head_dim: c(head_dim),
+    })
 }
 
 #[cfg(test)]

@@ -1817,22 +1817,14 @@ fn the_trtllm_090_small_model_rows_follow_their_rule() {
             .or_default() += 1;
     }
     let count = |w: &str, p: &str, x: Precision| by.get(&(w.to_string(), p.to_string(), x));
-    assert_eq!(
-        count("llama-2-7b", "hgx-h100-8x", Precision::Fp16),
-        Some(&31)
-    );
-    assert_eq!(
-        count("llama-2-13b", "hgx-h100-8x", Precision::Fp16),
-        Some(&30)
-    );
-    assert_eq!(
-        count("mistral-7b", "hgx-h100-8x", Precision::Fp16),
-        Some(&40)
-    );
-    assert_eq!(
-        count("mistral-7b", "hgx-h200-8x", Precision::Fp8),
-        Some(&41)
-    );
+    for (w, p, x, n) in [
+        ("llama-2-7b", "hgx-h100-8x", Precision::Fp16, 31),
+        ("llama-2-13b", "hgx-h100-8x", Precision::Fp16, 30),
+        ("mistral-7b", "hgx-h100-8x", Precision::Fp16, 40),
+        ("mistral-7b", "hgx-h200-8x", Precision::Fp8, 41),
+    ] {
+        assert_eq!(count(w, p, x), Some(&n), "{w} {p} {x:?}");
+    }
     // No 16-bit row on the H200: the file has none.
     assert!(count("llama-2-7b", "hgx-h200-8x", Precision::Fp16).is_none());
     assert_eq!(by.len(), 9, "{by:?}");
