@@ -1148,10 +1148,10 @@ fn held_out_rows_by_source_partition_the_held_out_set() {
         .iter()
         .find(|s| s.source == "nim-bench-tables")
         .unwrap();
-    // 707 TensorRT-LLM 0.9.0 steps (five models and precisions) before the 330 rows of 2024
-    // NIM runs.
-    assert_eq!(rep.by_source[0].source, "trt-llm-090-dli");
-    assert_eq!(rep.by_source[1].source, "nim-dli-llama3");
+    // 753 rows of 2024 NIM runs before 707 TensorRT-LLM 0.9.0 steps (five models and
+    // precisions).
+    assert_eq!(rep.by_source[0].source, "nim-dli-llama3");
+    assert_eq!(rep.by_source[1].source, "trt-llm-090-dli");
     assert_eq!(rep.by_source[2].source, "trtllm-online-serving");
     assert_eq!(rep.by_source[3].source, nim.source);
     assert!(nim.rows >= 78, "{}", nim.rows);
@@ -1627,18 +1627,18 @@ fn held_out_generative_rows_by_sequences_in_flight_partition_and_hold_their_erro
     assert!(out.contains("65–256"), "{out}");
 }
 
-/// The DLI NIM rows (data/accuracy.toml, their rule): every H100 point of the file at 1, 25 and
-/// 100 clients whose published mean TTFT is at most 2 s — 48 configurations (two models, two
-/// TP degrees each, fp16 and fp8, six lengths), 126 points — its TTFT and ITL, and at 25 and
-/// 100 clients its tokens/s; TensorRT-LLM's scheduler defaults, the cache at the engine's
-/// precision; held-out.
+/// The DLI NIM rows (data/accuracy.toml, their two rules): every H100 point of the file at 1,
+/// 25 and 100 clients, then at 2, 5 and 10 (the first of the file's two runs at 5), whose
+/// published mean TTFT is at most 2 s — 48 configurations (two models, two TP degrees each, fp16
+/// and fp8, six lengths), 126 then 141 points — its TTFT and ITL, and above one client its
+/// tokens/s; TensorRT-LLM's scheduler defaults, the cache at the engine's precision; held-out.
 #[test]
 fn the_nim_dli_rows_follow_their_rule() {
     use accuracy::Metric;
     use tco_sim::hardware::{KvAllocationChoice, Precision};
     let t = table();
     let rows = rows_where(&t, |r| r.source == "nim-dli-llama3");
-    assert_eq!(rows.len(), 330);
+    assert_eq!(rows.len(), 330 + 423);
     let mut configs = BTreeSet::new();
     let mut points: BTreeMap<String, Vec<Metric>> = BTreeMap::new();
     for r in &rows {
@@ -1667,7 +1667,7 @@ fn the_nim_dli_rows_follow_their_rule() {
             p => panic!("{}: precision {p:?}", r.id),
         }
         let c = r.concurrency.unwrap();
-        assert!([1, 25, 100].contains(&c), "{}", r.id);
+        assert!([1, 2, 5, 10, 25, 100].contains(&c), "{}", r.id);
         let (i, o) = (r.prompt_tokens.unwrap(), r.output_tokens.unwrap());
         assert!(
             [
@@ -1690,7 +1690,9 @@ fn the_nim_dli_rows_follow_their_rule() {
         }
     }
     assert_eq!(configs.len(), 48);
-    assert_eq!(points.len(), 126);
+    let first = |p: &&String| [1, 25, 100].iter().any(|c| p.ends_with(&format!("-c{c}")));
+    assert_eq!(points.keys().filter(first).count(), 126);
+    assert_eq!(points.len(), 126 + 141);
     for (p, metrics) in &points {
         let lone = p.ends_with("-c1");
         assert_eq!(metrics.len(), if lone { 2 } else { 3 }, "{p}");
