@@ -26,7 +26,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::capacity::search::server_model;
 use crate::cite::{Basis, Cited, Source};
-use crate::hardware::{KvAllocationChoice, Precision, Profile, ProfileSearch, Topology, UnitKind};
+use crate::hardware::{
+    DecodeAttention, KvAllocationChoice, Precision, Profile, ProfileSearch, Topology, UnitKind,
+};
 use crate::input::InputError;
 use crate::perf::{self, ServicePlan};
 use crate::sim::{self, Dispatch, FleetSpec, PoissonArrivals, RunSpec};
@@ -309,6 +311,7 @@ pub enum Constant {
     LayerOverhead,
     AllreduceLatency,
     AttentionMemory,
+    AttentionBlock,
     SerialFraction,
     ServiceCv,
 }
@@ -327,6 +330,7 @@ impl Constant {
             Constant::LayerOverhead => "efficiency.layer_overhead_ms",
             Constant::AllreduceLatency => "interconnect.allreduce_latency_us",
             Constant::AttentionMemory => "efficiency.attention_memory",
+            Constant::AttentionBlock => "efficiency.attention_block_ns_per_token",
             Constant::SerialFraction => "efficiency.serial_fraction",
             Constant::ServiceCv => "efficiency.service_cv",
         }
@@ -344,6 +348,8 @@ impl Constant {
             // Seconds: 0 to 1 ms per sequence per iteration, inside the profile's 0-10,000 us.
             Constant::StreamOverhead => (0.0, 0.001),
             Constant::SerialFraction => (0.0, 0.5),
+            // Seconds: 0 to 100 ns per cached token per layer, inside the profile's 0-1,000 ns.
+            Constant::AttentionBlock => (0.0, 1e-7),
             Constant::ServiceCv => (0.0, 2.0),
         }
     }
@@ -363,6 +369,10 @@ impl Constant {
                 .as_ref()
                 .map_or(p.efficiency_memory.value, |c| c.value),
             Constant::SerialFraction => p.serial_fraction.as_ref().map_or(0.0, |c| c.value),
+            Constant::AttentionBlock => p
+                .attention_block_s_per_token
+                .as_ref()
+                .map_or(0.0, |c| c.value),
             Constant::ServiceCv => p.service_cv.value,
         }
     }
@@ -379,6 +389,7 @@ impl Constant {
             Constant::AllreduceLatency => set_optional(&mut p.allreduce_latency_s, v),
             Constant::AttentionMemory => set_optional(&mut p.efficiency_attention_memory, v),
             Constant::SerialFraction => set_optional(&mut p.serial_fraction, v),
+            Constant::AttentionBlock => set_optional(&mut p.attention_block_s_per_token, v),
             Constant::ServiceCv => p.service_cv.value = v,
         }
     }
@@ -390,6 +401,7 @@ impl Constant {
                 si * 1e3
             }
             Constant::AllreduceLatency | Constant::StreamOverhead => si * 1e6,
+            Constant::AttentionBlock => si * 1e9,
             _ => si,
         }
     }
@@ -478,6 +490,11 @@ pub struct Row {
     /// `kv_allocation`.
     #[serde(default)]
     pub kv_allocation: Option<KvAllocationChoice>,
+    /// Generative rows: how the published engine's decode attention spreads a context over the
+    /// device (default "split"; "per-head" for TensorRT-LLM before 0.13.0), as a scenario
+    /// tier's `decode_attention`.
+    #[serde(default)]
+    pub decode_attention: Option<DecodeAttention>,
     #[serde(default)]
     pub prompt_tokens: Option<u32>,
     #[serde(default)]
@@ -843,6 +860,11 @@ pub fn load(text: &str) -> Result<Table, InputError> {
                 "chunked_prefill, max_batched_tokens and kv_allocation set the iteration scheduler of a generative model at load (tokens-offline, tokens-server, closed-loop rows); a tpot or classic row runs no scheduler, remove them",
             ));
         }
+        if r.decode_attention.is_some() && !r.metric.generative() {
+            return Err(here(
+                "decode_attention is how a generative engine's decode steps read the KV cache; a classic row has none, remove it",
+            ));
+        }
         if r.max_batched_tokens == Some(0) {
             return Err(here(
                 "max_batched_tokens is a per-iteration token budget: ≥ 1",
@@ -1056,6 +1078,9 @@ fn row_plan(t: &Table, r: &Row, profile: &Profile) -> Result<(Workload, ServiceP
     if let Some(k) = r.kv_allocation {
         batching.generative.paged_kv = k.is_paged();
     }
+    if let Some(a) = r.decode_attention {
+        batching.generative.decode_attention = a;
+    }
     let mut plan = perf::plan(profile, &w, r.precision, &batching)?;
     if !r.metric.streamed()
         && let ServicePlan::Generative(g) = &mut plan
@@ -1080,13 +1105,10 @@ pub fn predict(t: &Table, r: &Row, profile: &Profile) -> Result<f64, InputError>
                 let b = r.batch.unwrap_or(1) as f64;
                 let prompt = r.prompt_tokens.unwrap_or(1) as f64;
                 let output = r.output_tokens.unwrap_or(1) as f64;
-                // A decode step of b sequences at their mean context, prompt + output/2.
-                g.iteration_s(
-                    0.0,
-                    b,
-                    b * (prompt + output / 2.0),
-                    b * (prompt + output / 2.0),
-                ) * 1e3
+                // A decode step of b sequences at their mean context, prompt + output/2 (a
+                // static batch: every sequence at that context, the longest too).
+                let context = prompt + output / 2.0;
+                g.iteration_s(0.0, b, b * context, b * context, context) * 1e3
             }
             ServicePlan::Classic(_) => {
                 return Err(table_error(format!(

@@ -233,6 +233,8 @@ pub struct GenerativeScheduling {
     /// default for the device on a GPU ([`crate::perf::default_max_num_seqs`]), the profile's
     /// `[batching] max_batch` elsewhere. A tier's or a measured run's `max_batch` sets it.
     pub max_num_seqs: Option<u32>,
+    /// How the engine's decode attention spreads a sequence's context over the device.
+    pub decode_attention: DecodeAttention,
 }
 
 /// How a generative engine holds a sequence's KV cache: the values of a scenario tier's and an
@@ -273,6 +275,30 @@ impl Topology {
     }
 }
 
+/// How a generative engine's decode attention spreads one sequence's context over the device:
+/// the values of a scenario tier's and an accuracy row's `decode_attention`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DecodeAttention {
+    /// A long context is split across thread blocks and the parts reduced (TensorRT-LLM's
+    /// `multi_block_mode`, on by default from 0.13.0; flash-decoding; vLLM's PagedAttention V2
+    /// and its FlashAttention backend): the attention's time is its KV read or its arithmetic.
+    #[default]
+    Split,
+    /// One thread block per sequence and head walks the whole context alone (TensorRT-LLM
+    /// before 0.13.0 by default: its release notes for 0.13.0, "Enabled `multi_block_mode` by
+    /// default"): the attention takes at least the longest context's walk,
+    /// [`Profile::attention_block_s_per_token`] per token per layer.
+    PerHead,
+}
+
+impl DecodeAttention {
+    /// The choice a key's value names (`"split"`, `"per-head"`), by the same names serde reads.
+    pub fn from_name(name: &str) -> Option<Self> {
+        by_name(name)
+    }
+}
+
 impl KvAllocationChoice {
     /// The choice a key's value names (`"paged"`, `"reserve"`), by the same names serde reads.
     pub fn from_name(name: &str) -> Option<Self> {
@@ -292,6 +318,7 @@ impl Default for GenerativeScheduling {
             max_batched_tokens: None,
             paged_kv: true,
             max_num_seqs: None,
+            decode_attention: DecodeAttention::Split,
         }
     }
 }
@@ -360,6 +387,10 @@ pub struct Profile {
     /// Generative models served streaming: host time per running sequence per iteration \[s\];
     /// `None`: 0.
     pub stream_overhead_s: Option<Cited>,
+    /// Generative models on a runtime whose decode attention runs one block per sequence and
+    /// head (a tier's `decode_attention = "per-head"`): one block's time per cached token per
+    /// layer \[s\]; `None`: such a tier is refused.
+    pub attention_block_s_per_token: Option<Cited>,
     /// Fixed time per layer of a forward pass \[s\]; `None`: 0.
     pub layer_overhead_s: Option<Cited>,
     /// Accelerators: fixed time of one all-reduce across a tensor-parallel replica \[s\]; `None`: 0.
@@ -605,6 +636,7 @@ fn validate(
     let t0 = required(&numbers::BATCH_OVERHEAD)?;
     let iteration_overhead = read(&numbers::ITERATION_OVERHEAD)?;
     let stream_overhead = read(&numbers::STREAM_OVERHEAD)?;
+    let attention_block = read(&numbers::ATTENTION_BLOCK)?;
     let layer_overhead = read(&numbers::LAYER_OVERHEAD)?;
     let allreduce_latency = read(&numbers::ALLREDUCE_LATENCY)?;
     let interconnect_bandwidth = read(&numbers::INTERCONNECT_BANDWIDTH)?;
@@ -757,6 +789,7 @@ fn validate(
         batch_overhead_s: t0,
         iteration_overhead_s: iteration_overhead,
         stream_overhead_s: stream_overhead,
+        attention_block_s_per_token: attention_block,
         layer_overhead_s: layer_overhead,
         allreduce_latency_s: allreduce_latency,
         interconnect_bandwidth,

@@ -49,7 +49,9 @@
 
 use serde::Serialize;
 
-use crate::hardware::{Batching, GenerativeScheduling, Precision, Profile, UnitKind};
+use crate::hardware::{
+    Batching, DecodeAttention, GenerativeScheduling, Precision, Profile, UnitKind,
+};
 use crate::input::InputError;
 use crate::sim::{IterationCost, IterationWork, KvAllocation, Scheduler, Variability};
 use crate::workload::{GenerativeModel, OpClass, Workload};
@@ -173,6 +175,10 @@ pub struct GenerativePlan {
     /// The streaming server's host time per decoding sequence per iteration \[s\]
     /// (`efficiency.stream_overhead_us`; 0 without one).
     pub stream_s_per_seq: f64,
+    /// One decode-attention block's time per cached token over every layer, where the tier
+    /// runs the decode attention one block per sequence and head \[s/token\]
+    /// ([`IterationCost::attention_block_s_per_token`]); 0 where it splits contexts.
+    pub attention_block_s_per_token: f64,
     /// Token budget and KV allocation of an iteration.
     pub scheduler: Scheduler,
     /// Spread of each iteration's time around [`GenerativePlan::iteration_s`], its mean.
@@ -193,17 +199,27 @@ impl GenerativePlan {
             collective_s_per_token: self.collective_s_per_token,
             compiled_context_tokens: self.compiled_context_tokens,
             stream_s_per_seq: self.stream_s_per_seq,
+            attention_block_s_per_token: self.attention_block_s_per_token,
         }
     }
 
     /// Time of one iteration with `prefill` prompt tokens, `decode` running sequences,
-    /// `pairs` attention query–key pairs and `context` tokens of KV cache read.
-    pub fn iteration_s(&self, prefill: f64, decode: f64, pairs: f64, context: f64) -> f64 {
+    /// `pairs` attention query–key pairs, `context` tokens of KV cache read and `longest` the
+    /// longest decoding sequence's context.
+    pub fn iteration_s(
+        &self,
+        prefill: f64,
+        decode: f64,
+        pairs: f64,
+        context: f64,
+        longest: f64,
+    ) -> f64 {
         self.cost().iteration_s(&IterationWork {
             prefill_tokens: prefill,
             decode_seqs: decode,
             attention_pairs: pairs,
             context_tokens: context,
+            longest_decode_context: longest,
         })
     }
 
@@ -227,7 +243,7 @@ impl GenerativePlan {
         while done < prompt {
             let n = chunk.min(prompt - done);
             let pairs = n * done + n * (n + 1.0) / 2.0;
-            t += self.iteration_s(n, 0.0, pairs, done + n);
+            t += self.iteration_s(n, 0.0, pairs, done + n, 0.0);
             done += n;
         }
         t
@@ -235,7 +251,7 @@ impl GenerativePlan {
 
     /// One decode step of a sequence alone on a replica with `context` tokens \[s\].
     pub fn lone_tpot_s(&self, context: f64) -> f64 {
-        self.iteration_s(0.0, 1.0, context, context)
+        self.iteration_s(0.0, 1.0, context, context, context)
     }
 
     /// End-to-end time of a request alone on a replica: prefill, then a step per further token.
@@ -261,7 +277,8 @@ impl GenerativePlan {
         let by_budget = (self.chunk_tokens() * output / (output + prompt)).floor();
         let batch = by_kv.min(by_budget).min(self.max_batch as f64).max(1.0);
         // At steady state each step decodes `batch` sequences whose mean context is
-        // prompt + output/2, and prefills batch/output new prompts on average.
+        // prompt + output/2, the oldest's nearly prompt + output, and prefills batch/output new
+        // prompts on average.
         let mean_context = prompt + output / 2.0;
         let new_prompts = batch / output;
         let step = self.iteration_s(
@@ -269,6 +286,7 @@ impl GenerativePlan {
             batch,
             batch * mean_context + new_prompts * prompt * (prompt + 1.0) / 2.0,
             batch * mean_context,
+            prompt + output,
         );
         self.replicas_per_unit as f64 * batch / (output * step)
     }
@@ -755,6 +773,21 @@ fn generative_plan(
         ))
         .with_help("compiled_context_tokens is for compiled-shape devices (a profile with batching.compiled_batch_sizes, e.g. Inferentia); remove it"));
     }
+    // A decode attention of one block per sequence and head walks the longest context block by
+    // block, at the profile's time per token per layer.
+    let attention_block_s_per_token = match batching.generative.decode_attention {
+        DecodeAttention::Split => 0.0,
+        DecodeAttention::PerHead => match &profile.attention_block_s_per_token {
+            Some(c) => c.value * model.layers.value,
+            None => {
+                return Err(InputError::new(format!(
+                    "decode_attention = \"per-head\" on `{}`: the profile has no efficiency.attention_block_ns_per_token",
+                    profile.name
+                ))
+                .with_help("give the profile the time one decode-attention block takes per cached token per layer (measured or fitted), or use decode_attention = \"split\" (the default)"));
+            }
+        },
+    };
     let layout = |devices: u32, peak: f64, bandwidth: f64| {
         let kv_capacity = ((devices as f64 * mem * USABLE_MEMORY_FRACTION - w) / kv).floor() as u64;
         let flops_per_token = model.flops_per_token();
@@ -774,6 +807,7 @@ fn generative_plan(
             collective_s_per_token,
             compiled_context_tokens: batching.compiled_context_tokens.map_or(0.0, f64::from),
             stream_s_per_seq: profile.stream_overhead_s.as_ref().map_or(0.0, |c| c.value),
+            attention_block_s_per_token,
             scheduler: scheduler(profile, &batching.generative),
             variability: spread(profile, batching),
         }
@@ -1079,18 +1113,33 @@ mod tests {
             collective_s_per_token: 0.0,
             compiled_context_tokens: 0.0,
             stream_s_per_seq: 0.0,
+            attention_block_s_per_token: 0.0,
             scheduler: Scheduler::legacy(),
             variability: Variability::None,
         };
         // Decode of 8 sequences with 8,000 context tokens: memory 0.01 + 0.0008 beats compute 8e-5.
-        assert!((p.iteration_s(0.0, 8.0, 8000.0, 8000.0) - 0.0108).abs() < 1e-12);
+        assert!((p.iteration_s(0.0, 8.0, 8000.0, 8000.0, 1000.0) - 0.0108).abs() < 1e-12);
         // A 2,000-token prefill is compute-bound: 0.02 s.
-        assert!((p.iteration_s(2000.0, 0.0, 0.0, 0.0) - 0.02).abs() < 1e-12);
+        assert!((p.iteration_s(2000.0, 0.0, 0.0, 0.0, 0.0) - 0.02).abs() < 1e-12);
         // The same prefill with those 8 decoding alongside: the GEMMs are compute-bound
         // (0.02 + 8e-5 beats the 0.01 weight read) and the attention's KV read (0.0008) runs
         // after them, not hidden under them: 0.02088, where one roofline over the whole
         // iteration would say 0.02008.
-        assert!((p.iteration_s(2000.0, 8.0, 8000.0, 8000.0) - 0.02088).abs() < 1e-12);
+        assert!((p.iteration_s(2000.0, 8.0, 8000.0, 8000.0, 1000.0) - 0.02088).abs() < 1e-12);
+        // Decode attention one block per sequence and head, 1e-6 s per cached token over the
+        // layers: the longest context's block (7,000 tokens: 0.007 s) outlasts the KV read of
+        // all 8,000 tokens (0.0008 s), so it is the attention's time; with the longest at 1,000
+        // tokens the block (0.001 s) still does; at 500 (0.0005 s) the KV read is back.
+        let blocks = GenerativePlan {
+            attention_block_s_per_token: 1e-6,
+            ..p.clone()
+        };
+        let step = |longest| blocks.iteration_s(0.0, 8.0, 8000.0, 8000.0, longest);
+        assert!((step(7000.0) - (0.01 + 0.007)).abs() < 1e-12);
+        assert!((step(1000.0) - (0.01 + 0.001)).abs() < 1e-12);
+        assert!((step(500.0) - 0.0108).abs() < 1e-12);
+        // Without blocks (split contexts) the longest context is not read.
+        assert!((p.iteration_s(0.0, 8.0, 8000.0, 8000.0, 7000.0) - 0.0108).abs() < 1e-12);
     }
 
     fn llama_like(scheduler: Scheduler) -> GenerativePlan {
@@ -1109,6 +1158,7 @@ mod tests {
             collective_s_per_token: 0.0,
             compiled_context_tokens: 0.0,
             stream_s_per_seq: 0.0,
+            attention_block_s_per_token: 0.0,
             scheduler,
             variability: Variability::None,
         }
@@ -1188,7 +1238,7 @@ mod tests {
         let pairs = |c: f64, n: f64| n * c + n * (n + 1.0) / 2.0;
         let expect = [(0.0, 2048.0), (2048.0, 2048.0), (4096.0, 904.0)]
             .iter()
-            .map(|&(c, n)| whole.iteration_s(n, 0.0, pairs(c, n), c + n))
+            .map(|&(c, n)| whole.iteration_s(n, 0.0, pairs(c, n), c + n, 0.0))
             .sum::<f64>();
         assert!((chunked.lone_ttft_s(5000.0) - expect).abs() < 1e-12);
         assert!(chunked.lone_ttft_s(5000.0) > whole.lone_ttft_s(5000.0));

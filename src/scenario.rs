@@ -21,7 +21,8 @@ use toml::Spanned;
 use crate::cite::{Basis, Cited, Source};
 use crate::cost::inputs::{self, CostInputs};
 use crate::hardware::{
-    Batching, DeploymentOption, KvAllocationChoice, Precision, Profile, ProfileSearch,
+    Batching, DecodeAttention, DeploymentOption, KvAllocationChoice, Precision, Profile,
+    ProfileSearch,
 };
 use crate::input::{InputError, NumberCheck, SourceFile, closest};
 use crate::traffic::TrafficSpec;
@@ -1116,7 +1117,8 @@ fn validate_tier(
 /// Most tokens one iteration may be given as its budget: 2^20, beyond any serving engine's.
 pub const MAX_BATCHED_TOKENS: i64 = 1 << 20;
 
-/// The tier's `chunked_prefill`, `max_batched_tokens` and `kv_allocation`, checked: generative
+/// The tier's `chunked_prefill`, `max_batched_tokens`, `kv_allocation` and `decode_attention`,
+/// checked: generative
 /// workloads only (a classic model has no iterations to schedule). The budget holds with
 /// chunking on or off: off, whole prompts fill it.
 fn generative_scheduling(
@@ -1137,6 +1139,10 @@ fn generative_scheduling(
                 t.max_batched_tokens.as_ref().map(|v| v.span()),
             ),
             ("kv_allocation", t.kv_allocation.as_ref().map(|v| v.span())),
+            (
+                "decode_attention",
+                t.decode_attention.as_ref().map(|v| v.span()),
+            ),
         ];
         if let Some((key, span)) = given.into_iter().find(|(_, s)| s.is_some()) {
             return Err(src
@@ -1170,6 +1176,20 @@ fn generative_scheduling(
                         format!("= \"{}\" is not a KV allocation", k.get_ref()),
                     )
                     .with_help("valid: \"paged\" (grow in 16-token blocks, preempt when full) or \"reserve\" (whole context at admission)"));
+            }
+        };
+    }
+    if let Some(a) = &t.decode_attention {
+        g.decode_attention = match DecodeAttention::from_name(a.get_ref()) {
+            Some(choice) => choice,
+            None => {
+                return Err(src
+                    .error(
+                        a,
+                        field("decode_attention"),
+                        format!("= \"{}\" is not a decode attention", a.get_ref()),
+                    )
+                    .with_help("valid: \"split\" (a long context split across thread blocks: vLLM, TensorRT-LLM from 0.13.0) or \"per-head\" (one block per sequence and head: TensorRT-LLM before 0.13.0)"));
             }
         };
     }

@@ -277,6 +277,10 @@ pub struct IterationWork {
     /// KV-cache tokens the attention reads: every scheduled sequence's context after this
     /// iteration's tokens are written.
     pub context_tokens: f64,
+    /// The longest context among the sequences taking a decode step (after this step's token is
+    /// written) \[tokens\]; 0 when none decodes. Read only where the decode attention runs one
+    /// block per sequence and head ([`IterationCost::attention_block_s_per_token`]).
+    pub longest_decode_context: f64,
 }
 
 /// How the time of one unit of work (a request on a core, a batch, an iteration) varies around
@@ -366,7 +370,8 @@ pub enum ServiceDist {
 ///
 /// ```text
 /// t_iter = fixed_s + max( P·prefill_s_per_token + D·decode_compute_s_per_seq, weight_read_s )
-///                  + max( A·attention_s_per_pair, K·kv_read_s_per_token )
+///                  + max( A·attention_s_per_pair, K·kv_read_s_per_token,
+///                         C·attention_block_s_per_token )
 ///                  + (P + D)·collective_s_per_token + D·stream_s_per_seq
 /// ```
 ///
@@ -377,7 +382,11 @@ pub enum ServiceDist {
 /// KV cache. One phase's memory traffic does not hide under the other's arithmetic: at a large
 /// decode batch the GEMMs are compute-bound and the KV read still costs its own time. On a
 /// compiled-shape device each decoding sequence reads the compiled context's KV instead of its
-/// own (`compiled_context_tokens`). A tensor-parallel replica adds its all-reduces,
+/// own (`compiled_context_tokens`). Where the decode attention runs one block per sequence and
+/// head without splitting a context across blocks, the block of the longest decoding context C
+/// walks it alone, so the attention takes at least `C·attention_block_s_per_token` however few
+/// the sequences (TensorRT-LLM release notes, 0.13.0: "Enabled `multi_block_mode` by default";
+/// before it, a runtime default). A tensor-parallel replica adds its all-reduces,
 /// `(P + D)·collective_s_per_token` (their fixed latency is in `fixed_s`): serving engines run
 /// them between a layer's GEMMs, not overlapped with them (Shoeybi et al., "Megatron-LM", 2019,
 /// §3: two all-reduces per layer in the forward pass). A streaming server adds its host work for
@@ -413,6 +422,13 @@ pub struct IterationCost {
     /// A streaming server's host time per decoding sequence per iteration \[s\]; 0 where nothing
     /// streams (an in-process offline benchmark).
     pub stream_s_per_seq: f64,
+    /// A decode attention that runs one thread block per sequence and head, each walking its
+    /// sequence's whole cache alone (TensorRT-LLM before 0.13.0 without `multi_block_mode`): the
+    /// time of one cached token through one block, summed over the layers \[s/token\]. The
+    /// attention then takes at least `longest_decode_context` times this. 0 where the runtime
+    /// splits a long context across blocks (multi-block mode, flash-decoding, PagedAttention
+    /// V2).
+    pub attention_block_s_per_token: f64,
 }
 
 impl IterationCost {
@@ -434,10 +450,11 @@ impl IterationCost {
             w.context_tokens
         };
         let kv = kv_tokens * self.kv_read_s_per_token;
+        let blocks = w.longest_decode_context * self.attention_block_s_per_token;
         let collectives = (w.prefill_tokens + w.decode_seqs) * self.collective_s_per_token;
         self.fixed_s
             + gemm.max(self.weight_read_s)
-            + attention.max(kv)
+            + attention.max(kv).max(blocks)
             + collectives
             + w.decode_seqs * self.stream_s_per_seq
     }

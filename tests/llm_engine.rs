@@ -41,6 +41,7 @@ fn one_ms() -> IterationCost {
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
         stream_s_per_seq: 0.0,
+        attention_block_s_per_token: 0.0,
     }
 }
 
@@ -178,6 +179,7 @@ fn preemption_only_when_the_cache_is_exhausted() {
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
         stream_s_per_seq: 0.0,
+        attention_block_s_per_token: 0.0,
     };
     let go = |kv: u64| {
         let f = llm(kv, 32, cost.clone(), paged(16, Some(512)));
@@ -218,6 +220,7 @@ fn chunked_prefill_keeps_decode_tpot_bounded_when_a_long_prompt_arrives() {
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
         stream_s_per_seq: 0.0,
+        attention_block_s_per_token: 0.0,
     };
     let mut reqs: Vec<Request> = (0..4).map(|_| tok(0.0, 10, 40)).collect();
     reqs.push(tok(5.0, 100_000, 2));
@@ -261,6 +264,7 @@ fn attention_cost_slows_long_contexts() {
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
         stream_s_per_seq: 0.0,
+        attention_block_s_per_token: 0.0,
     };
     let tpot = |a: f64, prompt: u32| {
         let t = trace(
@@ -275,6 +279,13 @@ fn attention_cost_slows_long_contexts() {
 }
 
 fn tiny_llm_scenario(extra_tier: &str) -> Result<tco_sim::scenario::Scenario, String> {
+    tiny_llm_scenario_on("hgx-h100-8x", extra_tier)
+}
+
+fn tiny_llm_scenario_on(
+    profile: &str,
+    extra_tier: &str,
+) -> Result<tco_sim::scenario::Scenario, String> {
     let text = format!(
         r#"
 name = "tiny llm"
@@ -295,7 +306,7 @@ ttft_ms = 3000
 tpot_ms = 200
 [[tier]]
 name = "8x H100"
-profile = "hgx-h100-8x"
+profile = "{profile}"
 {extra_tier}
 [simulation]
 window_s = 60
@@ -441,6 +452,7 @@ fn the_stream_cost_is_paid_per_decoding_sequence() {
     let base = one_ms();
     let streamed = IterationCost {
         stream_s_per_seq: 20e-6,
+        attention_block_s_per_token: 0.0,
         ..base.clone()
     };
     let work = |prefill: f64, decode: f64| IterationWork {
@@ -448,6 +460,7 @@ fn the_stream_cost_is_paid_per_decoding_sequence() {
         decode_seqs: decode,
         attention_pairs: 0.0,
         context_tokens: 0.0,
+        longest_decode_context: 0.0,
     };
     for d in [1.0, 10.0, 100.0] {
         let w = work(0.0, d);
@@ -459,4 +472,98 @@ fn the_stream_cost_is_paid_per_decoding_sequence() {
         streamed.iteration_s(&prefill_only),
         base.iteration_s(&prefill_only)
     );
+}
+
+/// Decode attention one block per sequence and head: every step waits for the block of the
+/// longest decoding context, so a short sequence decoding beside a long one runs at the long
+/// one's pace, and at its own once the long one has left. Iterations cost 1 ms plus 1 µs per
+/// token of the longest decoding context (written this step). A (1,000 in, 5 out) arrives
+/// first and its arrival starts the replica: it prefills alone (1 ms, no decoder); B (10 in,
+/// 50 out), arriving in the same instant, prefills at step 2 beside A's first decode. A decodes
+/// at steps 2–5 (contexts 1,001–1,004: 2.001–2.004 ms) and ends at 9.010 ms; B then decodes
+/// alone at steps 6–51 (contexts 14–59: 46 ms + 1.679 ms) and ends at 56.689 ms. Both the
+/// general path (a sequence leaves) and the decode-only fast path (nothing changes) run here.
+#[test]
+fn per_head_attention_waits_for_the_longest_decoding_context() {
+    let blocks = IterationCost {
+        attention_block_s_per_token: 1e-6,
+        ..one_ms()
+    };
+    let run = |cost: IterationCost| {
+        let t = trace(
+            &llm(1_000_000, 8, cost, paged(16, None)),
+            vec![tok(0.0, 1000, 5), tok(0.0, 10, 50)],
+        );
+        let end = |input| by_input(&t, 0.0, input).end_ns as f64 / 1e6;
+        (end(1000), end(10))
+    };
+    let (a, b) = run(blocks);
+    assert!((a - (1.0 + 8.010)).abs() < 1e-3, "A ends at {a} ms");
+    assert!(
+        (b - (9.010 + 46.0 + 1.679)).abs() < 1e-3,
+        "B ends at {b} ms"
+    );
+    // Split contexts: the longest context costs nothing more.
+    let (a, b) = run(one_ms());
+    assert!((a - 5.0).abs() < 1e-6 && (b - 51.0).abs() < 1e-6, "{a} {b}");
+}
+
+/// `decode_attention` is checked: a known value, and "per-head" only on a profile that gives
+/// its block time (no shipped profile does: a user measures it), where it slows a long
+/// context's lone decode step and leaves a short one's as it was.
+#[test]
+fn decode_attention_key_is_checked() {
+    assert!(tiny_llm_scenario("decode_attention = \"split\"").is_ok());
+    let e = tiny_llm_scenario("decode_attention = \"multi-block\"")
+        .err()
+        .unwrap_or_default();
+    assert!(
+        e.contains("decode_attention") && e.contains("per-head") && e.contains("tiny.toml"),
+        "{e}"
+    );
+    let e = tiny_llm_scenario("decode_attention = \"per-head\"")
+        .err()
+        .unwrap_or_default();
+    assert!(
+        e.contains("attention_block_ns_per_token") && e.contains("hgx-h100-8x"),
+        "{e}"
+    );
+    // The H100 profile with a measured block time of 7 ns per token per layer.
+    let dir = std::env::temp_dir().join(format!("tco-sim-blocks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let shipped = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("hardware-profiles/hgx-h100-8x.toml"),
+    )
+    .unwrap();
+    let with_blocks = shipped.replacen(
+        "[efficiency]\n",
+        "[efficiency]\nattention_block_ns_per_token = { value = 7.0, source = \"authors-estimate\", basis = \"estimate\" }\n",
+        1,
+    );
+    let path = dir.join("h100-blocks.toml");
+    std::fs::write(&path, with_blocks).unwrap();
+    let profile = path.to_str().unwrap();
+    let plan = |extra: &str| {
+        let s = tiny_llm_scenario_on(profile, &format!("tensor_parallel = 1\n{extra}"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        match &s.tiers[0].plan {
+            tco_sim::perf::ServicePlan::Generative(g) => g.clone(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let split = plan("");
+    let per_head = plan("decode_attention = \"per-head\"");
+    // 32 layers x 7 ns.
+    assert!((per_head.attention_block_s_per_token - 32.0 * 7e-9).abs() < 1e-15);
+    assert_eq!(split.attention_block_s_per_token, 0.0);
+    // A lone step: one block walks the context at 224 ns per token where the whole device reads
+    // it at kv_read_s_per_token (46 ns), so the step lasts the difference longer per token, and
+    // at 7,000 tokens 1.25 ms.
+    let gap = |c: f64| per_head.lone_tpot_s(c) - split.lone_tpot_s(c);
+    let per_token = 32.0 * 7e-9 - split.kv_read_s_per_token;
+    assert!(per_token > 1.5e-7, "{per_token}");
+    for c in [100.0, 7000.0] {
+        assert!((gap(c) - c * per_token).abs() < 1e-12, "{c}: {}", gap(c));
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

@@ -298,6 +298,7 @@ fn the_engine_schedules_exactly_what_the_one_by_one_rule_does() {
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
         stream_s_per_seq: 0.0,
+        attention_block_s_per_token: 0.0,
     };
     let (mut preemptions, mut cases_with_preemption, mut small_budget) = (0, 0, 0);
     let mut whole_prompt_budgets = 0;

@@ -48,6 +48,7 @@ fn fleet(prefix: Option<&Trace>, units: u32, dispatch: Dispatch, kv: u64) -> Fle
                 collective_s_per_token: 0.0,
                 compiled_context_tokens: 0.0,
                 stream_s_per_seq: 0.0,
+                attention_block_s_per_token: 0.0,
             },
             variability: Variability::None,
             // The earlier engine (whole prompts, whole context reserved), so the hand-made

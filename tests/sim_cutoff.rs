@@ -28,6 +28,7 @@ fn llm(units: u32) -> FleetSpec {
                 collective_s_per_token: 0.0,
                 compiled_context_tokens: 0.0,
                 stream_s_per_seq: 0.0,
+                attention_block_s_per_token: 0.0,
             },
             variability: Variability::lognormal(0.3),
             scheduler: Scheduler {

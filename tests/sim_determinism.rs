@@ -99,6 +99,7 @@ fn plain_fleets() -> Vec<FleetSpec> {
                     collective_s_per_token: 0.0,
                     compiled_context_tokens: 0.0,
                     stream_s_per_seq: 0.0,
+                    attention_block_s_per_token: 0.0,
                 },
             },
             ..base.clone()
@@ -128,6 +129,7 @@ fn plain_fleets() -> Vec<FleetSpec> {
                     collective_s_per_token: 0.0,
                     compiled_context_tokens: 0.0,
                     stream_s_per_seq: 0.0,
+                    attention_block_s_per_token: 0.0,
                 },
             },
             ..base

@@ -181,6 +181,7 @@ fn simple_cost() -> IterationCost {
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
         stream_s_per_seq: 0.0,
+        attention_block_s_per_token: 0.0,
     }
 }
 
@@ -256,6 +257,7 @@ fn continuous_memory_term_counts_context() {
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
         stream_s_per_seq: 0.0,
+        attention_block_s_per_token: 0.0,
     };
     let f = fleet(1, llm(8, 1000, cost), Dispatch::SharedQueue);
     let t = trace(&f, vec![tok(0.0, 10, 2)]);
@@ -552,6 +554,7 @@ fn models_reduce_to_md_c_where_they_coincide() {
                 collective_s_per_token: 0.0,
                 compiled_context_tokens: 0.0,
                 stream_s_per_seq: 0.0,
+                attention_block_s_per_token: 0.0,
             },
         },
     ];

@@ -64,6 +64,7 @@ fn server() -> impl Strategy<Value = ServerModel> {
                     collective_s_per_token: 0.0,
                     compiled_context_tokens: 0.0,
                     stream_s_per_seq: 0.0,
+                    attention_block_s_per_token: 0.0,
                 },
                 variability: Variability::Empirical {
                     relative: vec![0.8, 1.0, 1.4],

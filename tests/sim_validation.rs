@@ -44,6 +44,7 @@ fn cost() -> IterationCost {
         collective_s_per_token: 0.0,
         compiled_context_tokens: 0.0,
         stream_s_per_seq: 0.0,
+        attention_block_s_per_token: 0.0,
     }
 }
 
@@ -209,6 +210,7 @@ fn nan_negative_and_infinite_numbers_are_refused() {
                 collective_s_per_token: 0.0,
                 compiled_context_tokens: 0.0,
                 stream_s_per_seq: 0.0,
+                attention_block_s_per_token: 0.0,
                 ..cost()
             },
         },

@@ -89,6 +89,7 @@ fn a_tensor_parallel_replica_pays_two_all_reduces_per_layer() {
         decode_seqs: 10.0,
         attention_pairs: 0.0,
         context_tokens: 0.0,
+        longest_decode_context: 0.0,
     };
     let no_links = tco_sim::sim::IterationCost {
         fixed_s: 0.0,
@@ -402,8 +403,8 @@ fn a_compiled_context_is_read_whole_by_every_decoding_sequence() {
     // 8 sequences at 600 tokens of context each: their own read 4,800 tokens, the compiled
     // shape 8 x 4,096.
     let (seqs, ctx) = (8.0, 8.0 * 600.0);
-    let t_own = own.iteration_s(0.0, seqs, ctx, ctx);
-    let t_compiled = compiled.iteration_s(0.0, seqs, ctx, ctx);
+    let t_own = own.iteration_s(0.0, seqs, ctx, ctx, 600.0);
+    let t_compiled = compiled.iteration_s(0.0, seqs, ctx, ctx, 600.0);
     let memory = |tokens: f64| own.weight_read_s + tokens * kv;
     let compute = seqs * own.decode_compute_s_per_seq + ctx * own.attention_s_per_pair;
     let rest = own.fixed_s + seqs * (own.collective_s_per_token + own.stream_s_per_seq);
@@ -413,8 +414,8 @@ fn a_compiled_context_is_read_whole_by_every_decoding_sequence() {
     // A context longer than the compiled one (a prefill chunk's) is read as it is.
     let long = 8.0 * 5000.0;
     assert!(close(
-        compiled.iteration_s(0.0, seqs, long, long),
-        own.iteration_s(0.0, seqs, long, long)
+        compiled.iteration_s(0.0, seqs, long, long, 5000.0),
+        own.iteration_s(0.0, seqs, long, long, 5000.0)
     ));
 }
 

@@ -363,6 +363,14 @@ pub fn build(cal: &Calibration, inputs: &ProfileInputs) -> anyhow::Result<Profil
         // Not measured: the base profile's streaming host cost (it belongs to its server).
         stream_overhead_us: base
             .and_then(|b| b.efficiency.stream_overhead_us.as_ref().map(clone_entry)),
+        // Not measured: the base profile's decode-attention block time (it belongs to its
+        // runtime's kernel).
+        attention_block_ns_per_token: base.and_then(|b| {
+            b.efficiency
+                .attention_block_ns_per_token
+                .as_ref()
+                .map(clone_entry)
+        }),
         // Not measured: the base profile's per-layer overhead (it belongs to its runtime).
         layer_overhead_ms: base
             .and_then(|b| b.efficiency.layer_overhead_ms.as_ref().map(clone_entry)),

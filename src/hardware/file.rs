@@ -114,6 +114,11 @@ pub struct EfficiencyFile {
     /// (absent: 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stream_overhead_us: Option<CitedEntry>,
+    /// Generative models on a runtime whose decode attention runs one thread block per
+    /// sequence and head: one block's time per cached token per layer \[ns\] (absent: such a
+    /// tier is refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attention_block_ns_per_token: Option<CitedEntry>,
     /// Fixed time per layer of a forward pass (a batch, or an iteration of a generative model),
     /// on top of `batch_overhead_ms` \[ms\] (absent: 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -455,6 +455,18 @@ pub const STREAM_OVERHEAD: ProfileNumber = ProfileNumber {
     held: |p| p.stream_overhead_s.as_ref(),
     held_mut: |p| p.stream_overhead_s.as_mut(),
 };
+pub const ATTENTION_BLOCK: ProfileNumber = ProfileNumber {
+    key: "efficiency.attention_block_ns_per_token",
+    label: "efficiency.attention_block_per_token [s]",
+    unit: "ns",
+    scale: 1e-9,
+    valid: Valid::from_to(0.0, 1_000.0, "nanoseconds from 0 to 1,000"),
+    presence: Presence::Optional,
+    help: "generative models on a runtime whose decode attention runs one thread block per sequence and head without splitting a context (a tier's decode_attention = \"per-head\", TensorRT-LLM before 0.13.0): the time one block takes per cached token per layer, so a step's attention lasts at least layers x longest context x this (at most 1 us). Absent: a per-head tier is refused",
+    raw: |f| f.efficiency.attention_block_ns_per_token.as_ref(),
+    held: |p| p.attention_block_s_per_token.as_ref(),
+    held_mut: |p| p.attention_block_s_per_token.as_mut(),
+};
 pub const LAYER_OVERHEAD: ProfileNumber = ProfileNumber {
     key: "efficiency.layer_overhead_ms",
     label: "efficiency.layer_overhead [s]",
@@ -613,6 +625,7 @@ pub static PROFILE_NUMBERS: &[ProfileNumber] = &[
     BATCH_OVERHEAD,
     ITERATION_OVERHEAD,
     STREAM_OVERHEAD,
+    ATTENTION_BLOCK,
     LAYER_OVERHEAD,
     SERVICE_CV,
     ALLREDUCE_LATENCY,

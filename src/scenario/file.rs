@@ -251,6 +251,12 @@ pub struct TierFile {
     /// admission, never preempted).
     #[serde(default)]
     pub kv_allocation: Option<Spanned<String>>,
+    /// Generative workloads: "split" (default: a long context split across thread blocks, as
+    /// vLLM and TensorRT-LLM from 0.13.0 run the decode attention) or "per-head" (one block per
+    /// sequence and head, TensorRT-LLM before 0.13.0; needs the profile's
+    /// `efficiency.attention_block_ns_per_token`).
+    #[serde(default)]
+    pub decode_attention: Option<Spanned<String>>,
     /// CPU tiers: cores that run one request (or batch) together, intra-op parallel (default 1:
     /// one request per core).
     #[serde(default)]

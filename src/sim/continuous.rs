@@ -123,6 +123,8 @@ struct Replica {
     decoding: BTreeMap<u64, Decoding>,
     /// Σ `cached_off` over `decoding`.
     decoding_cached_off: i128,
+    /// How many of `decoding` have each `cached_off`: its last key is the longest context's.
+    decoding_offsets: BTreeMap<i64, u32>,
     /// Paged KV: decoding sequences by `cached_off` modulo the block size (the ones that need a
     /// block at tick t are those whose phase is −t modulo the block size).
     decoding_phase: Vec<u32>,
@@ -239,6 +241,8 @@ struct Work {
     decode: u64,
     pairs: u128,
     ctx_tokens: u64,
+    /// The longest context among the sequences taking a decode step.
+    longest_decode: u64,
 }
 
 impl Work {
@@ -248,6 +252,7 @@ impl Work {
             self.prefill += n;
         } else {
             self.decode += 1;
+            self.longest_decode = self.longest_decode.max(u64::from(cached) + n);
         }
         self.pairs += u128::from(attention_pairs(u64::from(cached), n));
         self.ctx_tokens += u64::from(cached) + n;
@@ -263,6 +268,7 @@ impl Replica {
             next_key: 0,
             decoding: BTreeMap::new(),
             decoding_cached_off: 0,
+            decoding_offsets: BTreeMap::new(),
             decoding_phase: vec![0; if kv.paged { kv.unit_tokens as usize } else { 0 }],
             decoding_done: BTreeSet::new(),
             first_done: u64::MAX,
@@ -281,6 +287,7 @@ impl Replica {
     /// Start tracking `d` (admission number `key`) as decoding.
     fn insert_decoding(&mut self, key: u64, d: Decoding, kv: Kv) {
         self.decoding_cached_off += i128::from(d.cached_off);
+        *self.decoding_offsets.entry(d.cached_off).or_default() += 1;
         if kv.paged {
             self.decoding_phase[kv.phase(d.cached_off)] += 1;
         }
@@ -294,6 +301,12 @@ impl Replica {
     fn remove_decoding(&mut self, key: u64, kv: Kv) -> Decoding {
         let d = self.decoding.remove(&key).expect("a decoding sequence");
         self.decoding_cached_off -= i128::from(d.cached_off);
+        match self.decoding_offsets.get_mut(&d.cached_off) {
+            Some(n) if *n > 1 => *n -= 1,
+            _ => {
+                self.decoding_offsets.remove(&d.cached_off);
+            }
+        }
         if kv.paged {
             self.decoding_phase[kv.phase(d.cached_off)] -= 1;
         }
@@ -301,6 +314,15 @@ impl Replica {
         self.decoding_done.remove(&(done as u64, key));
         self.first_done = self.decoding_done.first().map_or(u64::MAX, |&(t, _)| t);
         d
+    }
+
+    /// The longest context of the decoding sequences after the step at `tick` writes their
+    /// tokens; 0 when none decodes.
+    #[inline]
+    fn longest_decoding(&self, tick: u64) -> u64 {
+        self.decoding_offsets
+            .last_key_value()
+            .map_or(0, |(&off, _)| (off + tick as i64 + 1) as u64)
     }
 
     #[inline]
@@ -497,6 +519,7 @@ impl Continuous {
             // One query token each: attention_pairs(cached, 1) = cached + 1.
             work.pairs += u128::from(cached + n);
             work.ctx_tokens += cached + n;
+            work.longest_decode = work.longest_decode.max(rep.longest_decoding(rep.tick));
         } else {
             self_preempted = rep.schedule_decoding_one_by_one(
                 core,
@@ -633,6 +656,7 @@ impl Continuous {
                 Err(_) => wide_to_f64(work.pairs),
             },
             context_tokens: work.ctx_tokens as f64,
+            longest_decode_context: work.longest_decode as f64,
         };
         kv_peak(core, rep, self.kv.unit_tokens);
         if !rep.busy {
@@ -700,6 +724,7 @@ impl Continuous {
             decode_seqs: n as f64,
             attention_pairs: (cached + n) as f64,
             context_tokens: (cached + n) as f64,
+            longest_decode_context: rep.longest_decoding(tick) as f64,
         };
         kv_peak(core, rep, kv.unit_tokens);
         let t = self.cost.iteration_s(&work);

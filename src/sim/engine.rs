@@ -659,6 +659,7 @@ mod tests {
                     collective_s_per_token: 0.0,
                     compiled_context_tokens: 0.0,
                     stream_s_per_seq: 0.0,
+                    attention_block_s_per_token: 0.0,
                 },
             },
             dispatch: Dispatch::RoundRobin,

@@ -212,6 +212,10 @@ fn iteration_cost(c: &IterationCost) -> Result<(), SimError> {
         c.compiled_context_tokens,
     )?;
     non_negative("server.cost.stream_s_per_seq", c.stream_s_per_seq)?;
+    non_negative(
+        "server.cost.attention_block_s_per_token",
+        c.attention_block_s_per_token,
+    )?;
     // Every iteration must take time, or a replica could emit tokens without time passing.
     if c.fixed_s + c.weight_read_s <= 0.0 {
         return Err(SimError::BadNumber {
