@@ -1148,7 +1148,7 @@ fn held_out_rows_by_source_partition_the_held_out_set() {
         .iter()
         .find(|s| s.source == "nim-bench-tables")
         .unwrap();
-    // 753 rows of 2024 NIM runs before 707 TensorRT-LLM 0.9.0 steps (five models and
+    // 1,095 rows of 2024 NIM runs before 707 TensorRT-LLM 0.9.0 steps (five models and
     // precisions).
     assert_eq!(rep.by_source[0].source, "nim-dli-llama3");
     assert_eq!(rep.by_source[1].source, "trt-llm-090-dli");
@@ -1627,18 +1627,19 @@ fn held_out_generative_rows_by_sequences_in_flight_partition_and_hold_their_erro
     assert!(out.contains("65–256"), "{out}");
 }
 
-/// The DLI NIM rows (data/accuracy.toml, their two rules): every H100 point of the file at 1,
-/// 25 and 100 clients, then at 2, 5 and 10 (the first of the file's two runs at 5), whose
-/// published mean TTFT is at most 2 s — 48 configurations (two models, two TP degrees each, fp16
-/// and fp8, six lengths), 126 then 141 points — its TTFT and ITL, and above one client its
-/// tokens/s; TensorRT-LLM's scheduler defaults, the cache at the engine's precision; held-out.
+/// The DLI NIM rows (data/accuracy.toml, their three rules): every H100 point of the file at 1,
+/// 25 and 100 clients, then at 2, 5 and 10 (the first of the file's two runs at 5), then at 50,
+/// 150, 200 and 250, whose published mean TTFT is at most 2 s — 48 configurations (two models,
+/// two TP degrees each, fp16 and fp8, six lengths), 126, 141 and 114 points — its TTFT and ITL,
+/// and above one client its tokens/s; TensorRT-LLM's scheduler defaults, the cache at the
+/// engine's precision; held-out.
 #[test]
 fn the_nim_dli_rows_follow_their_rule() {
     use accuracy::Metric;
     use tco_sim::hardware::{KvAllocationChoice, Precision};
     let t = table();
     let rows = rows_where(&t, |r| r.source == "nim-dli-llama3");
-    assert_eq!(rows.len(), 330 + 423);
+    assert_eq!(rows.len(), 330 + 423 + 342);
     let mut configs = BTreeSet::new();
     let mut points: BTreeMap<String, Vec<Metric>> = BTreeMap::new();
     for r in &rows {
@@ -1667,7 +1668,11 @@ fn the_nim_dli_rows_follow_their_rule() {
             p => panic!("{}: precision {p:?}", r.id),
         }
         let c = r.concurrency.unwrap();
-        assert!([1, 2, 5, 10, 25, 100].contains(&c), "{}", r.id);
+        assert!(
+            [1, 2, 5, 10, 25, 50, 100, 150, 200, 250].contains(&c),
+            "{}",
+            r.id
+        );
         let (i, o) = (r.prompt_tokens.unwrap(), r.output_tokens.unwrap());
         assert!(
             [
@@ -1692,7 +1697,9 @@ fn the_nim_dli_rows_follow_their_rule() {
     assert_eq!(configs.len(), 48);
     let first = |p: &&String| [1, 25, 100].iter().any(|c| p.ends_with(&format!("-c{c}")));
     assert_eq!(points.keys().filter(first).count(), 126);
-    assert_eq!(points.len(), 126 + 141);
+    let second = |p: &&String| [2, 5, 10].iter().any(|c| p.ends_with(&format!("-c{c}")));
+    assert_eq!(points.keys().filter(second).count(), 141);
+    assert_eq!(points.len(), 126 + 141 + 114);
     for (p, metrics) in &points {
         let lone = p.ends_with("-c1");
         assert_eq!(metrics.len(), if lone { 2 } else { 3 }, "{p}");
