@@ -188,8 +188,12 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-06 (`tco-sim accuracy`: 1,096
-/// rows, median 12.7 %, max 168.2 % with the 86 blind MLPerf v4.1 rows of other vendors' H100
+/// The pooled held-out error, held to what was measured on 2026-12-07 (`tco-sim accuracy`: 2,292
+/// rows, median 12.6 %, max 1,515.3 % with the 765 blind NIM rows of the DLI dataset at 2-250
+/// clients and the 16-bit cache their second blind test gave the fp8 engines, whose worst is an
+/// 8B fp8's mean TTFT at 200 clients and 2,000-token prompts, where the real server queued 1.8 s
+/// and the planner's halved room queues 28 s; 1,527 rows, 8.8 % / 166.7 % before them), and on
+/// 2026-12-06 (1,096 rows, median 12.7 %, max 168.2 % with the 86 blind MLPerf v4.1 rows of other vendors' H100
 /// and H200 systems, 6.2 % / 45.8 % among themselves; 1,010 rows, median 13.3 %, max 168.2 %
 /// once the H200's memory efficiency is fit to its TensorRT-LLM 0.9.0 batch-1 row (the H200's
 /// other 145 rows there: median 16.5 % -> 10.4 %); 1,011 rows,
@@ -223,11 +227,11 @@ fn held_out_error_is_held_to_its_measured_level() {
     let a = rep.all_held_out.as_ref().unwrap();
     assert!(a.rows >= 1096, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.127 + 0.005,
+        a.median_abs_error <= 0.126 + 0.005,
         "median {}",
         a.median_abs_error
     );
-    assert!(a.max_abs_error <= 1.682 + 0.005, "max {}", a.max_abs_error);
+    assert!(a.max_abs_error <= 15.153 + 0.005, "max {}", a.max_abs_error);
     assert!(
         !(a.median_abs_error <= accuracy::BOUND_MEDIAN && a.max_abs_error <= accuracy::BOUND_MAX),
         "the pooled error is back within issue 10's bound: say so in the README and here"
@@ -307,11 +311,15 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
         // (0.096 -> 0.085, 1.388 -> 1.163: NIM at 25 and 100 clients) and the latency median
         // (0.137 -> 0.129); the latency max moved 1.6668 -> 1.6673, inside the slack. Probing
         // an LLM Server row over its LoadGen run's length lowered the max under a bound, the
-        // v4.0 Dell XE9640's 70B Server row, 0.310 -> 0.303.)
+        // v4.0 Dell XE9640's 70B Server row, 0.310 -> 0.303. The 765 blind rows of 2024 NIM
+        // runs at 2-250 clients, predicted worse than the rest, raised the throughput median
+        // 0.085 -> 0.136 and the latency median 0.091 -> 0.124; the 16-bit cache their blind test
+        // gave the fp8 engines lowered the throughput max 1.163 -> 0.841 and, where the real
+        // server queued, sent the latency max 1.667 -> 15.153.)
         let (median_then, max_then) = match f.figure {
-            Figure::Throughput => (0.085, 1.164),
+            Figure::Throughput => (0.136, 0.841),
             Figure::ThroughputUnderBound => (0.158, 0.304),
-            Figure::Latency => (0.130, 1.668),
+            Figure::Latency => (0.124, 15.153),
         };
         assert!(
             f.median_abs_error <= median_then + 0.005 && f.max_abs_error <= max_then + 0.005,
@@ -1605,23 +1613,24 @@ fn held_out_generative_rows_by_sequences_in_flight_partition_and_hold_their_erro
         };
         assert!((median - b.median_abs_error).abs() < 1e-12, "{}", b.label());
     }
-    // The worst held-out throughput row (the DLI dataset's 8B fp8 2000/2000 at 100 clients,
-    // +116 %; +139 % before a streamed token's host cost) sits in the band of 65-256 sequences,
-    // as the README says. The worst median is 17-64's (14.3 %): 65-256 held it (18.3 %) until
-    // the streaming cost brought it to 12.5 %, and 17-64 before the 70B on one H100 read the
-    // memory the driver reports.
+    // The worst held-out throughput row (the DLI dataset's 70B fp8 TP8 7000/1000 at 2 clients,
+    // +84 %) sits in the band of 1-4 sequences, as the README says; it was 65-256's (8B fp8
+    // 2000/2000 at 100 clients, +116 %) until the 2024 fp8 engines ran a 16-bit cache. The
+    // worst median is 65-256's (21.7 %, the NIM runs at 100-250 clients): 17-64 held it (14.3 %)
+    // before the blind NIM rows at 2-250 clients, and before that 65-256 (18.3 %) until the
+    // streaming cost brought it to 12.5 %.
     let worst = report
         .by_in_flight
         .iter()
         .max_by(|a, b| a.max_abs_error.total_cmp(&b.max_abs_error))
         .expect("bands");
-    assert_eq!((worst.low, worst.high), (65, Some(256)));
+    assert_eq!((worst.low, worst.high), (1, Some(4)));
     let worst_median = report
         .by_in_flight
         .iter()
         .max_by(|a, b| a.median_abs_error.total_cmp(&b.median_abs_error))
         .expect("bands");
-    assert_eq!((worst_median.low, worst_median.high), (17, Some(64)));
+    assert_eq!((worst_median.low, worst_median.high), (65, Some(256)));
     let out = accuracy::render(report);
     assert!(out.contains("by sequences in flight"), "{out}");
     assert!(out.contains("65–256"), "{out}");
