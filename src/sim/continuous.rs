@@ -124,7 +124,12 @@ struct Replica {
     /// Σ `cached_off` over `decoding`.
     decoding_cached_off: i128,
     /// How many of `decoding` have each `cached_off`: its last key is the longest context's.
+    /// Kept only when the iteration cost reads the longest context (`track_longest`).
     decoding_offsets: BTreeMap<i64, u32>,
+    /// Whether the iteration cost reads the longest decoding context
+    /// ([`IterationCost::attention_block_s_per_token`] > 0); without it the work reports 0 and
+    /// nothing is tracked, so a run that does not need it pays nothing for it.
+    track_longest: bool,
     /// Paged KV: decoding sequences by `cached_off` modulo the block size (the ones that need a
     /// block at tick t are those whose phase is −t modulo the block size).
     decoding_phase: Vec<u32>,
@@ -260,7 +265,7 @@ impl Work {
 }
 
 impl Replica {
-    fn new(unit: u32, kv: Kv) -> Self {
+    fn new(unit: u32, kv: Kv, track_longest: bool) -> Self {
         Replica {
             unit,
             tick: 0,
@@ -269,6 +274,7 @@ impl Replica {
             decoding: BTreeMap::new(),
             decoding_cached_off: 0,
             decoding_offsets: BTreeMap::new(),
+            track_longest,
             decoding_phase: vec![0; if kv.paged { kv.unit_tokens as usize } else { 0 }],
             decoding_done: BTreeSet::new(),
             first_done: u64::MAX,
@@ -287,7 +293,9 @@ impl Replica {
     /// Start tracking `d` (admission number `key`) as decoding.
     fn insert_decoding(&mut self, key: u64, d: Decoding, kv: Kv) {
         self.decoding_cached_off += i128::from(d.cached_off);
-        *self.decoding_offsets.entry(d.cached_off).or_default() += 1;
+        if self.track_longest {
+            *self.decoding_offsets.entry(d.cached_off).or_default() += 1;
+        }
         if kv.paged {
             self.decoding_phase[kv.phase(d.cached_off)] += 1;
         }
@@ -301,10 +309,12 @@ impl Replica {
     fn remove_decoding(&mut self, key: u64, kv: Kv) -> Decoding {
         let d = self.decoding.remove(&key).expect("a decoding sequence");
         self.decoding_cached_off -= i128::from(d.cached_off);
-        match self.decoding_offsets.get_mut(&d.cached_off) {
-            Some(n) if *n > 1 => *n -= 1,
-            _ => {
-                self.decoding_offsets.remove(&d.cached_off);
+        if self.track_longest {
+            match self.decoding_offsets.get_mut(&d.cached_off) {
+                Some(n) if *n > 1 => *n -= 1,
+                _ => {
+                    self.decoding_offsets.remove(&d.cached_off);
+                }
             }
         }
         if kv.paged {
@@ -317,9 +327,12 @@ impl Replica {
     }
 
     /// The longest context of the decoding sequences after the step at `tick` writes their
-    /// tokens; 0 when none decodes.
+    /// tokens; 0 when none decodes or it is not tracked.
     #[inline]
     fn longest_decoding(&self, tick: u64) -> u64 {
+        if !self.track_longest {
+            return 0;
+        }
         self.decoding_offsets
             .last_key_value()
             .map_or(0, |(&off, _)| (off + tick as i64 + 1) as u64)
@@ -464,6 +477,7 @@ impl Continuous {
                 idle[core.station_of_unit(u)].push_back(u * replicas + r);
             }
         }
+        let track_longest = cost.attention_block_s_per_token > 0.0;
         let engine_kv = Kv {
             paged,
             capacity: kv / unit,
@@ -476,7 +490,7 @@ impl Continuous {
             chunked: chunked_prefill,
             cost,
             replicas: (0..fleet.units * replicas)
-                .map(|r| Replica::new(r / replicas, engine_kv))
+                .map(|r| Replica::new(r / replicas, engine_kv, track_longest))
                 .collect(),
             idle,
             spread: Spread::new(Multiplier::new(variability)),
