@@ -385,8 +385,8 @@ pub enum ServiceDist {
 /// own (`compiled_context_tokens`). Where the decode attention runs one block per sequence and
 /// head without splitting a context across blocks, the block of the longest decoding context C
 /// walks it alone, so the attention takes at least `C·attention_block_s_per_token` however few
-/// the sequences (TensorRT-LLM release notes, 0.13.0: "Enabled `multi_block_mode` by default";
-/// before it, a runtime default). A tensor-parallel replica adds its all-reduces,
+/// the sequences (TensorRT-LLM ran its decode attention so by default until 0.13.0, whose
+/// release notes say "Enabled `multi_block_mode` by default"). A tensor-parallel replica adds its all-reduces,
 /// `(P + D)·collective_s_per_token` (their fixed latency is in `fixed_s`): serving engines run
 /// them between a layer's GEMMs, not overlapped with them (Shoeybi et al., "Megatron-LM", 2019,
 /// §3: two all-reduces per layer in the forward pass). A streaming server adds its host work for
