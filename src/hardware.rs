@@ -654,18 +654,12 @@ fn validate(
     }
     let interconnect_mesh = match f.interconnect.as_ref().and_then(|i| i.topology.as_ref()) {
         None => false,
-        Some(t) => match Topology::from_name(t.get_ref()) {
-            Some(topology) => topology == Topology::Mesh,
-            None => {
-                return Err(src
-                    .error(
-                        t,
-                        "interconnect.topology",
-                        format!("unknown topology `{}`", t.get_ref()),
-                    )
-                    .with_help("valid: \"switch\" (every device reaches every other at the full bandwidth) or \"mesh\" (links spread over the unit's other devices)"));
-            }
-        },
+        Some(t) => {
+            let valid = "\"switch\" (every device reaches every other at the full bandwidth) or \
+                         \"mesh\" (links spread over the unit's other devices)";
+            let field = "interconnect.topology";
+            src.choice(t, field, "topology", valid, Topology::from_name)? == Topology::Mesh
+        }
     };
     let service_cv = match read(&numbers::SERVICE_CV)? {
         Some(c) => c,
@@ -1020,7 +1014,9 @@ mod tests {
             "{e}"
         );
         assert!(
-            e.contains("`ring`") && e.contains("\"switch\"") && e.contains("\"mesh\""),
+            e.contains("= \"ring\" is not a topology")
+                && e.contains("\"switch\"")
+                && e.contains("\"mesh\""),
             "{e}"
         );
     }

@@ -204,6 +204,27 @@ impl SourceFile {
         self.error_at(Some(value.span()), field, message)
     }
 
+    /// A string key naming one of a closed set of choices (`kv_allocation = "paged"`): the
+    /// choice `parse` reads from it, or an error at the value saying it is not a `what` and,
+    /// as help, `valid` (each valid name and what it means).
+    pub fn choice<T>(
+        &self,
+        value: &Spanned<String>,
+        field: impl Into<String>,
+        what: &str,
+        valid: &str,
+        parse: impl FnOnce(&str) -> Option<T>,
+    ) -> Result<T, InputError> {
+        parse(value.get_ref()).ok_or_else(|| {
+            self.error(
+                value,
+                field,
+                format!("= \"{}\" is not a {what}", value.get_ref()),
+            )
+            .with_help(format!("valid: {valid}"))
+        })
+    }
+
     /// Deserialize the whole file into its raw `*File` mirror. TOML syntax and schema errors come
     /// back with line, column, the field's path and, for a misspelt key or variant, a suggestion.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, InputError> {

@@ -1166,32 +1166,25 @@ fn generative_scheduling(
         )?);
     }
     if let Some(k) = &t.kv_allocation {
-        g.paged_kv = match KvAllocationChoice::from_name(k.get_ref()) {
-            Some(choice) => choice.is_paged(),
-            None => {
-                return Err(src
-                    .error(
-                        k,
-                        field("kv_allocation"),
-                        format!("= \"{}\" is not a KV allocation", k.get_ref()),
-                    )
-                    .with_help("valid: \"paged\" (grow in 16-token blocks, preempt when full) or \"reserve\" (whole context at admission)"));
-            }
-        };
+        let valid = "\"paged\" (grow in 16-token blocks, preempt when full) or \"reserve\" \
+                     (whole context at admission)";
+        let choice = KvAllocationChoice::from_name;
+        g.paged_kv = src
+            .choice(k, field("kv_allocation"), "KV allocation", valid, choice)?
+            .is_paged();
     }
     if let Some(a) = &t.decode_attention {
-        g.decode_attention = match DecodeAttention::from_name(a.get_ref()) {
-            Some(choice) => choice,
-            None => {
-                return Err(src
-                    .error(
-                        a,
-                        field("decode_attention"),
-                        format!("= \"{}\" is not a decode attention", a.get_ref()),
-                    )
-                    .with_help("valid: \"split\" (a long context split across thread blocks: vLLM, TensorRT-LLM from 0.13.0) or \"per-head\" (one block per sequence and head: TensorRT-LLM before 0.13.0)"));
-            }
-        };
+        let valid = "\"split\" (a long context split across thread blocks: vLLM, TensorRT-LLM \
+                     from 0.13.0) or \"per-head\" (one block per sequence and head: \
+                     TensorRT-LLM before 0.13.0)";
+        let choice = DecodeAttention::from_name;
+        g.decode_attention = src.choice(
+            a,
+            field("decode_attention"),
+            "decode attention",
+            valid,
+            choice,
+        )?;
     }
 
     Ok(g)
