@@ -1156,7 +1156,7 @@ fn held_out_rows_by_source_partition_the_held_out_set() {
         .iter()
         .find(|s| s.source == "nim-bench-tables")
         .unwrap();
-    // 1,095 rows of 2024 NIM runs before 707 TensorRT-LLM 0.9.0 steps (five models and
+    // 1,473 rows of 2024 NIM runs (1,095 on H100, 378 on A100) before 707 TensorRT-LLM 0.9.0 steps (five models and
     // precisions).
     assert_eq!(rep.by_source[0].source, "nim-dli-llama3");
     assert_eq!(rep.by_source[1].source, "trt-llm-090-dli");
@@ -1647,7 +1647,9 @@ fn the_nim_dli_rows_follow_their_rule() {
     use accuracy::Metric;
     use tco_sim::hardware::{KvAllocationChoice, Precision};
     let t = table();
-    let rows = rows_where(&t, |r| r.source == "nim-dli-llama3");
+    let rows = rows_where(&t, |r| {
+        r.source == "nim-dli-llama3" && r.profile != "hgx-a100-8x"
+    });
     assert_eq!(rows.len(), 330 + 423 + 342);
     let mut configs = BTreeSet::new();
     let mut points: BTreeMap<String, Vec<Metric>> = BTreeMap::new();
@@ -1716,6 +1718,72 @@ fn the_nim_dli_rows_follow_their_rule() {
         assert_eq!(metrics.len(), if lone { 2 } else { 3 }, "{p}");
         assert!(metrics.contains(&Metric::TtftAtConcurrency), "{p}");
         assert!(metrics.contains(&Metric::TpotAtConcurrency), "{p}");
+    }
+}
+
+/// The DLI NIM rows on A100 (data/accuracy.toml, their rule, the A100 profile's blind test):
+/// every A100 point of the file — Llama 3 8B fp16 on one and two GPUs, 70B fp16 on four and bf16
+/// on eight (run as fp16), six lengths, every concurrency — whose published mean TTFT is at most
+/// 2 s, the first run of a repeated point: 134 points, 378 rows, held-out, configured as the H100
+/// rows; and the profile they run carries no constant fitted on an A100 row.
+#[test]
+fn the_nim_dli_a100_rows_follow_their_rule() {
+    use accuracy::Metric;
+    use tco_sim::hardware::{KvAllocationChoice, Precision};
+    let t = table();
+    let rows = rows_where(&t, |r| r.profile == "hgx-a100-8x");
+    assert_eq!(rows.len(), 378);
+    let mut configs = BTreeSet::new();
+    let mut points: BTreeMap<String, Vec<Metric>> = BTreeMap::new();
+    for r in &rows {
+        assert_eq!(r.source, "nim-dli-llama3", "{}", r.id);
+        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        assert!(r.id.starts_with("nimdli-a100x"), "{}", r.id);
+        let tp = r.tensor_parallel.unwrap();
+        let expect_tp: &[u32] = if r.workload == "llama-3-8b" {
+            &[1, 2]
+        } else {
+            &[4, 8]
+        };
+        assert!(expect_tp.contains(&tp), "{}", r.id);
+        assert_eq!(r.chips, Some(tp), "{}", r.id);
+        assert_eq!(r.chunked_prefill, Some(false), "{}", r.id);
+        assert_eq!(
+            r.kv_allocation,
+            Some(KvAllocationChoice::Reserve),
+            "{}",
+            r.id
+        );
+        assert_eq!(r.batch, Some(256), "{}", r.id);
+        assert_eq!(r.precision, Precision::Fp16, "{}", r.id);
+        assert_eq!(r.kv_cache_precision, None, "{}", r.id);
+        let c = r.concurrency.unwrap();
+        assert!(
+            [1, 2, 5, 10, 25, 50, 100, 150, 200, 250].contains(&c),
+            "{}",
+            r.id
+        );
+        let (i, o) = (r.prompt_tokens.unwrap(), r.output_tokens.unwrap());
+        configs.insert((r.workload.clone(), tp, i, o));
+        let point = r.id.rsplit_once('-').unwrap().0.to_string();
+        points.entry(point).or_default().push(r.metric);
+        if r.metric == Metric::TtftAtConcurrency {
+            assert!(r.published <= 2000.0, "{}: the 2 s rule", r.id);
+        }
+    }
+    assert_eq!(configs.len(), 24);
+    assert_eq!(points.len(), 134);
+    for (p, metrics) in &points {
+        let lone = p.ends_with("-c1");
+        assert_eq!(metrics.len(), if lone { 2 } else { 3 }, "{p}");
+        assert!(metrics.contains(&Metric::TtftAtConcurrency), "{p}");
+        assert!(metrics.contains(&Metric::TpotAtConcurrency), "{p}");
+    }
+    let profile = tco_sim::hardware::ProfileSearch::default()
+        .load("hgx-a100-8x", Path::new("."))
+        .unwrap();
+    for (field, c) in profile.cited_numbers() {
+        assert_ne!(c.basis, tco_sim::cite::Basis::Fit, "{field} is fitted");
     }
 }
 
