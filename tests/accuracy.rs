@@ -188,7 +188,9 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-07 (`tco-sim accuracy`: 2,292
+/// The pooled held-out error, held to what was measured on 2026-12-07 (`tco-sim accuracy`: 2,670
+/// rows, median 14.2 %, max 1,515.3 % with the 378 blind NIM rows of the DLI dataset on A100, run
+/// on a profile whose every constant is the H100's, 20.3 % / 149.0 % among themselves; 2,292
 /// rows, median 12.6 %, max 1,515.3 % with the 765 blind NIM rows of the DLI dataset at 2-250
 /// clients and the 16-bit cache their second blind test gave the fp8 engines, whose worst is an
 /// 8B fp8's mean TTFT at 200 clients and 2,000-token prompts, where the real server queued 1.8 s
@@ -227,7 +229,7 @@ fn held_out_error_is_held_to_its_measured_level() {
     let a = rep.all_held_out.as_ref().unwrap();
     assert!(a.rows >= 1096, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.126 + 0.005,
+        a.median_abs_error <= 0.142 + 0.005,
         "median {}",
         a.median_abs_error
     );
@@ -315,11 +317,13 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
         // runs at 2-250 clients, predicted worse than the rest, raised the throughput median
         // 0.085 -> 0.136 and the latency median 0.091 -> 0.124; the 16-bit cache their blind test
         // gave the fp8 engines lowered the throughput max 1.163 -> 0.841 and, where the real
-        // server queued, sent the latency max 1.667 -> 15.153.)
+        // server queued, sent the latency max 1.667 -> 15.153. The 378 blind rows of the same
+        // runs on A100, on a profile carrying the H100's constants, raised the throughput median
+        // 0.136 -> 0.147 and the latency median 0.124 -> 0.141.)
         let (median_then, max_then) = match f.figure {
-            Figure::Throughput => (0.136, 0.841),
+            Figure::Throughput => (0.147, 0.841),
             Figure::ThroughputUnderBound => (0.158, 0.304),
-            Figure::Latency => (0.124, 15.153),
+            Figure::Latency => (0.141, 15.153),
         };
         assert!(
             f.median_abs_error <= median_then + 0.005 && f.max_abs_error <= max_then + 0.005,
