@@ -1640,27 +1640,26 @@ fn held_out_generative_rows_by_sequences_in_flight_partition_and_hold_their_erro
     assert!(out.contains("65–256"), "{out}");
 }
 
-/// The DLI NIM rows (data/accuracy.toml, their three rules): every H100 point of the file at 1,
-/// 25 and 100 clients, then at 2, 5 and 10 (the first of the file's two runs at 5), then at 50,
-/// 150, 200 and 250, whose published mean TTFT is at most 2 s — 48 configurations (two models,
-/// two TP degrees each, fp16 and fp8, six lengths), 126, 141 and 114 points — its TTFT and ITL,
-/// and above one client its tokens/s; TensorRT-LLM's scheduler defaults, a 16-bit KV cache
-/// (fp8 weights too); held-out.
-#[test]
-fn the_nim_dli_rows_follow_their_rule() {
+/// A DLI NIM configuration: model, TP degree, precision, prompt and output tokens.
+type DliConfig = (String, u32, String, u32, u32);
+
+/// What every DLI NIM row shares, on either GPU: held-out, a closed-loop row of the file's
+/// configurations (8B on one or two GPUs, 70B on four or eight, one chip per TP rank),
+/// TensorRT-LLM's scheduler defaults of the time, a 16-bit KV cache, a batch limit of 256, one of
+/// the file's concurrencies and six lengths, and the 2 s TTFT rule. Returns each configuration
+/// (model, TP, precision, lengths) and each point's metrics, every point checked to give its TTFT
+/// and ITL and, above one client, its tokens/s.
+fn dli_configs_and_points(
+    rows: &[&accuracy::Row],
+) -> (BTreeSet<DliConfig>, BTreeMap<String, Vec<accuracy::Metric>>) {
     use accuracy::Metric;
-    use tco_sim::hardware::{KvAllocationChoice, Precision};
-    let t = table();
-    let rows = rows_where(&t, |r| {
-        r.source == "nim-dli-llama3" && r.profile != "hgx-a100-8x"
-    });
-    assert_eq!(rows.len(), 330 + 423 + 342);
+    use tco_sim::hardware::KvAllocationChoice;
     let mut configs = BTreeSet::new();
     let mut points: BTreeMap<String, Vec<Metric>> = BTreeMap::new();
-    for r in &rows {
+    for r in rows {
+        assert_eq!(r.source, "nim-dli-llama3", "{}", r.id);
         assert_eq!(r.split, Split::HeldOut, "{}", r.id);
         assert!(r.metric.closed_loop(), "{}", r.id);
-        assert_eq!(r.profile, "hgx-h100-8x", "{}", r.id);
         let tp = r.tensor_parallel.unwrap();
         let expect_tp: &[u32] = if r.workload == "llama-3-8b" {
             &[1, 2]
@@ -1678,11 +1677,6 @@ fn the_nim_dli_rows_follow_their_rule() {
         );
         assert_eq!(r.batch, Some(256), "{}", r.id);
         // A 16-bit cache in fp8 engines too (the test of 2026-12-07).
-        assert!(
-            matches!(r.precision, Precision::Fp8 | Precision::Fp16),
-            "{}",
-            r.id
-        );
         assert_eq!(r.kv_cache_precision, None, "{}", r.id);
         let c = r.concurrency.unwrap();
         assert!(
@@ -1711,18 +1705,52 @@ fn the_nim_dli_rows_follow_their_rule() {
             assert!(r.published <= 2000.0, "{}: the 2 s rule", r.id);
         }
     }
-    assert_eq!(configs.len(), 48);
-    let first = |p: &&String| [1, 25, 100].iter().any(|c| p.ends_with(&format!("-c{c}")));
-    assert_eq!(points.keys().filter(first).count(), 126);
-    let second = |p: &&String| [2, 5, 10].iter().any(|c| p.ends_with(&format!("-c{c}")));
-    assert_eq!(points.keys().filter(second).count(), 141);
-    assert_eq!(points.len(), 126 + 141 + 114);
     for (p, metrics) in &points {
         let lone = p.ends_with("-c1");
         assert_eq!(metrics.len(), if lone { 2 } else { 3 }, "{p}");
         assert!(metrics.contains(&Metric::TtftAtConcurrency), "{p}");
         assert!(metrics.contains(&Metric::TpotAtConcurrency), "{p}");
     }
+    (configs, points)
+}
+
+/// The DLI NIM rows on H100 (data/accuracy.toml, their three rules): every H100 point of the file
+/// at 1, 25 and 100 clients, then at 2, 5 and 10 (the first of the file's two runs at 5), then at
+/// 50, 150, 200 and 250, whose published mean TTFT is at most 2 s — 48 configurations (two
+/// models, two TP degrees each, fp16 and fp8, six lengths), 126, 141 and 114 points — its TTFT
+/// and ITL, and above one client its tokens/s; TensorRT-LLM's scheduler defaults, a 16-bit KV
+/// cache (fp8 weights too); held-out.
+#[test]
+fn the_nim_dli_rows_follow_their_rule() {
+    use tco_sim::hardware::Precision;
+    let t = table();
+    let rows = rows_where(&t, |r| {
+        r.source == "nim-dli-llama3" && r.profile == "hgx-h100-8x"
+    });
+    let a100 = rows_where(&t, |r| {
+        r.source == "nim-dli-llama3" && r.profile == "hgx-a100-8x"
+    });
+    let all = rows_where(&t, |r| r.source == "nim-dli-llama3");
+    assert_eq!(
+        rows.len() + a100.len(),
+        all.len(),
+        "a DLI row on another GPU"
+    );
+    assert_eq!(rows.len(), 330 + 423 + 342);
+    for r in &rows {
+        assert!(
+            matches!(r.precision, Precision::Fp8 | Precision::Fp16),
+            "{}",
+            r.id
+        );
+    }
+    let (configs, points) = dli_configs_and_points(&rows);
+    assert_eq!(configs.len(), 48);
+    let first = |p: &&String| [1, 25, 100].iter().any(|c| p.ends_with(&format!("-c{c}")));
+    assert_eq!(points.keys().filter(first).count(), 126);
+    let second = |p: &&String| [2, 5, 10].iter().any(|c| p.ends_with(&format!("-c{c}")));
+    assert_eq!(points.keys().filter(second).count(), 141);
+    assert_eq!(points.len(), 126 + 141 + 114);
 }
 
 /// The DLI NIM rows on A100 (data/accuracy.toml, their rule, the A100 profile's blind test):
@@ -1732,57 +1760,17 @@ fn the_nim_dli_rows_follow_their_rule() {
 /// rows; and the profile they run carries no constant fitted on an A100 row.
 #[test]
 fn the_nim_dli_a100_rows_follow_their_rule() {
-    use accuracy::Metric;
-    use tco_sim::hardware::{KvAllocationChoice, Precision};
+    use tco_sim::hardware::Precision;
     let t = table();
     let rows = rows_where(&t, |r| r.profile == "hgx-a100-8x");
     assert_eq!(rows.len(), 378);
-    let mut configs = BTreeSet::new();
-    let mut points: BTreeMap<String, Vec<Metric>> = BTreeMap::new();
     for r in &rows {
-        assert_eq!(r.source, "nim-dli-llama3", "{}", r.id);
-        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
         assert!(r.id.starts_with("nimdli-a100x"), "{}", r.id);
-        let tp = r.tensor_parallel.unwrap();
-        let expect_tp: &[u32] = if r.workload == "llama-3-8b" {
-            &[1, 2]
-        } else {
-            &[4, 8]
-        };
-        assert!(expect_tp.contains(&tp), "{}", r.id);
-        assert_eq!(r.chips, Some(tp), "{}", r.id);
-        assert_eq!(r.chunked_prefill, Some(false), "{}", r.id);
-        assert_eq!(
-            r.kv_allocation,
-            Some(KvAllocationChoice::Reserve),
-            "{}",
-            r.id
-        );
-        assert_eq!(r.batch, Some(256), "{}", r.id);
         assert_eq!(r.precision, Precision::Fp16, "{}", r.id);
-        assert_eq!(r.kv_cache_precision, None, "{}", r.id);
-        let c = r.concurrency.unwrap();
-        assert!(
-            [1, 2, 5, 10, 25, 50, 100, 150, 200, 250].contains(&c),
-            "{}",
-            r.id
-        );
-        let (i, o) = (r.prompt_tokens.unwrap(), r.output_tokens.unwrap());
-        configs.insert((r.workload.clone(), tp, i, o));
-        let point = r.id.rsplit_once('-').unwrap().0.to_string();
-        points.entry(point).or_default().push(r.metric);
-        if r.metric == Metric::TtftAtConcurrency {
-            assert!(r.published <= 2000.0, "{}: the 2 s rule", r.id);
-        }
     }
+    let (configs, points) = dli_configs_and_points(&rows);
     assert_eq!(configs.len(), 24);
     assert_eq!(points.len(), 134);
-    for (p, metrics) in &points {
-        let lone = p.ends_with("-c1");
-        assert_eq!(metrics.len(), if lone { 2 } else { 3 }, "{p}");
-        assert!(metrics.contains(&Metric::TtftAtConcurrency), "{p}");
-        assert!(metrics.contains(&Metric::TpotAtConcurrency), "{p}");
-    }
     let profile = tco_sim::hardware::ProfileSearch::default()
         .load("hgx-a100-8x", Path::new("."))
         .unwrap();
