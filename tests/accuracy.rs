@@ -1313,16 +1313,19 @@ fn the_trtllm_rows_run_trtllm_bench_s_heuristic_batch() {
 /// The TensorRT-LLM 0.17 rows (data/accuracy.toml, their rule) run the engine `trtllm-bench
 /// build --dataset` of that release would build: max_batch_size from calc_engine_setting at its
 /// default KV fraction 0.95, with the weights counted in 1e9-byte GB against NVML's GiB as that
-/// code does, and the 8-bit cache the page states. All 88 cells of the two models on H100 and
-/// H200, held-out when committed.
+/// code does, and the 8-bit cache the page states (16 bits, 2 bytes, in the A100's FP16 column).
+/// All 122 cells of the two models on H100, H200 and A100, held-out when committed.
 #[test]
 fn the_trtllm_017_rows_run_their_build_heuristic_batch() {
     use tco_sim::hardware::Precision;
     let t = table();
     let rows = rows_where(&t, |r| r.source == "trtllm-v017-perf-overview");
-    assert_eq!(rows.len(), 88);
+    assert_eq!(rows.len(), 122);
     let on = |p: &str| rows.iter().filter(|r| r.profile == p).count();
-    assert_eq!((on("hgx-h100-8x"), on("hgx-h200-8x")), (43, 45));
+    assert_eq!(
+        (on("hgx-h100-8x"), on("hgx-h200-8x"), on("hgx-a100-8x")),
+        (43, 45, 34)
+    );
     const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
     for r in rows {
         assert_eq!(r.metric, accuracy::Metric::TokensOffline, "{}", r.id);
@@ -1334,17 +1337,27 @@ fn the_trtllm_017_rows_run_their_build_heuristic_batch() {
             "{}",
             r.id
         );
-        assert_eq!(r.kv_cache_precision, Some(Precision::Fp8), "{}", r.id);
         assert_eq!(r.chips, r.tensor_parallel, "{}", r.id);
-        let device_gib = match r.profile.as_str() {
-            "hgx-h100-8x" => 81_559.0 / 1024.0,
-            "hgx-h200-8x" => 143_771.0 / 1024.0,
+        // NVML's totals; the A100 column is the page's FP16, the others its FP8.
+        let (device_mib, precision) = match r.profile.as_str() {
+            "hgx-h100-8x" => (81_559.0, Precision::Fp8),
+            "hgx-h200-8x" => (143_771.0, Precision::Fp8),
+            "hgx-a100-8x" => (81_920.0, Precision::Fp16),
             p => panic!("{}: profile {p}", r.id),
         };
+        assert_eq!(r.precision, precision, "{}", r.id);
+        assert_eq!(r.kv_cache_precision, Some(precision), "{}", r.id);
+        // That release's tuning.py: 1 byte per element in FP8, else 2, for weights and cache.
+        let bytes = if precision == Precision::Fp8 {
+            1.0
+        } else {
+            2.0
+        };
+        let device_gib = device_mib / 1024.0;
         let (layers, params) = checkpoint(&r.workload);
         let tp = f64::from(r.tensor_parallel.unwrap());
-        let bytes_per_token_gib = 2.0 * layers * tp.max(8.0) * 128.0 * 1.0 / GIB;
-        let available = device_gib * tp - params / 1e9;
+        let bytes_per_token_gib = 2.0 * layers * tp.max(8.0) * 128.0 * bytes / GIB;
+        let available = device_gib * tp - params / 1e9 * bytes;
         let seq = f64::from(r.prompt_tokens.unwrap() + r.output_tokens.unwrap());
         let requests = available * 0.95 / bytes_per_token_gib / seq;
         assert!(available > 0.0 && requests >= 1.0, "{}", r.id);
@@ -1762,7 +1775,9 @@ fn the_nim_dli_rows_follow_their_rule() {
 fn the_nim_dli_a100_rows_follow_their_rule() {
     use tco_sim::hardware::Precision;
     let t = table();
-    let rows = rows_where(&t, |r| r.profile == "hgx-a100-8x");
+    let rows = rows_where(&t, |r| {
+        r.profile == "hgx-a100-8x" && r.source == "nim-dli-llama3"
+    });
     assert_eq!(rows.len(), 378);
     for r in &rows {
         assert!(r.id.starts_with("nimdli-a100x"), "{}", r.id);
@@ -1774,9 +1789,80 @@ fn the_nim_dli_a100_rows_follow_their_rule() {
     let profile = tco_sim::hardware::ProfileSearch::default()
         .load("hgx-a100-8x", Path::new("."))
         .unwrap();
-    for (field, c) in profile.cited_numbers() {
-        assert_ne!(c.basis, tco_sim::cite::Basis::Fit, "{field} is fitted");
+    // Nothing is fitted on these rows: the one fitted A100 constant comes from another stack's
+    // row (the TensorRT-LLM A100 rule below).
+    let fitted: Vec<String> = profile
+        .cited_numbers()
+        .into_iter()
+        .filter(|(_, c)| c.basis == tco_sim::cite::Basis::Fit)
+        .map(|(field, _)| field.to_string())
+        .collect();
+    assert_eq!(fitted, ["efficiency.memory"]);
+    for r in &rows {
+        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
     }
+}
+
+/// The A100's TensorRT-LLM rows (data/accuracy.toml, their rule, 2026-12-07): every 0.9.0
+/// static-batch decode step of LLaMA v2 7B, 13B, 70B and Mistral 7B on A100-SXM4-80GB with a
+/// token-to-token latency (205 rows, all "Mixed", in 16 bits with a 16-bit cache), one of which
+/// sets the A100's memory efficiency; the rented A100 carries that value.
+#[test]
+fn the_a100_trtllm_090_rows_follow_their_rule() {
+    use tco_sim::hardware::Precision;
+    let t = table();
+    let rows = rows_where(&t, |r| {
+        r.profile == "hgx-a100-8x" && r.source == "trt-llm-090-dli"
+    });
+    assert_eq!(rows.len(), 205);
+    let fit_row = "trt090-a100-llama2-13b-fp16-tp1-b1-128-128-tpot";
+    let mut by: BTreeMap<(String, u32), usize> = BTreeMap::new();
+    for r in &rows {
+        if r.id == fit_row {
+            assert_eq!(r.split, Split::Fit);
+            assert_eq!(r.fit, Some(accuracy::Constant::Memory));
+        } else {
+            assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+            assert!(r.fit.is_none(), "{}", r.id);
+        }
+        assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
+        assert_eq!(r.precision, Precision::Fp16, "{}", r.id);
+        assert_eq!(r.kv_cache_precision, Some(Precision::Fp16), "{}", r.id);
+        assert!(
+            r.location.contains(", A100-SXM4-80GB, Mixed, TP "),
+            "{}",
+            r.id
+        );
+        let tp = r.tensor_parallel.unwrap();
+        assert_eq!(r.chips, Some(tp), "{}", r.id);
+        assert!((1..=1536).contains(&r.batch.unwrap()), "{}", r.id);
+        *by.entry((r.workload.clone(), tp)).or_default() += 1;
+    }
+    let by: Vec<(&str, u32, usize)> = by
+        .iter()
+        .map(|((w, tp), n)| (w.as_str(), *tp, *n))
+        .collect();
+    assert_eq!(
+        by,
+        [
+            ("llama-2-13b", 1, 30),
+            ("llama-2-70b", 2, 28),
+            ("llama-2-70b", 4, 41),
+            ("llama-2-70b", 8, 35),
+            ("llama-2-7b", 1, 31),
+            ("mistral-7b", 1, 40),
+        ]
+    );
+    // The rented A100 runs the fitted value.
+    let search = tco_sim::hardware::ProfileSearch::default();
+    let memory = |name: &str| {
+        search
+            .load(name, Path::new("."))
+            .unwrap()
+            .efficiency_memory
+            .value
+    };
+    assert_eq!(memory("aws-p4de.24xlarge"), memory("hgx-a100-8x"));
 }
 
 /// The TensorRT-LLM 0.9.0 rows (data/accuracy.toml, their rule): every LLaMA v2 70B FP8 point on
@@ -1844,6 +1930,7 @@ fn the_trtllm_090_sixteen_bit_rows_follow_their_rule() {
         r.source == "trt-llm-090-dli"
             && r.precision != Precision::Fp8
             && r.workload == "llama-2-70b"
+            && r.profile != "hgx-a100-8x"
     });
     assert_eq!(rows.len(), 90);
     let mut by_tp: BTreeMap<u32, usize> = BTreeMap::new();
@@ -1875,7 +1962,7 @@ fn the_trtllm_090_small_model_rows_follow_their_rule() {
     use tco_sim::hardware::Precision;
     let t = table();
     let rows = rows_where(&t, |r| {
-        r.source == "trt-llm-090-dli" && r.workload != "llama-2-70b"
+        r.source == "trt-llm-090-dli" && r.workload != "llama-2-70b" && r.profile != "hgx-a100-8x"
     });
     assert_eq!(rows.len(), 339);
     let mut by: BTreeMap<(String, String, Precision), usize> = BTreeMap::new();
