@@ -1811,6 +1811,65 @@ fn the_nim_dli_a100_rows_follow_their_rule() {
     }
 }
 
+/// The L40S rows (data/accuracy.toml, their rule, 2026-12-07): every TensorRT-LLM 0.9.0 decode
+/// step of LLaMA v2 7B, 13B, 70B and Mistral 7B on L40S with a token-to-token latency (214 rows,
+/// all FP8 with an FP8 cache), on the 8-GPU g6e, one of which sets the L40S's memory efficiency;
+/// the one-GPU g6e carries that value and the same chip.
+#[test]
+fn the_l40s_trtllm_090_rows_follow_their_rule() {
+    use tco_sim::hardware::Precision;
+    let t = table();
+    let rows = rows_where(&t, |r| r.profile.starts_with("aws-g6e."));
+    assert_eq!(rows.len(), 214);
+    let fit_row = "trt090-l40s-llama2-13b-fp8-tp1-b1-128-128-tpot";
+    let mut by: BTreeMap<(String, u32), usize> = BTreeMap::new();
+    for r in &rows {
+        assert_eq!(r.profile, "aws-g6e.48xlarge", "{}", r.id);
+        assert_eq!(r.source, "trt-llm-090-dli", "{}", r.id);
+        if r.id == fit_row {
+            assert_eq!(r.split, Split::Fit);
+            assert_eq!(r.fit, Some(accuracy::Constant::Memory));
+        } else {
+            assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+            assert!(r.fit.is_none(), "{}", r.id);
+        }
+        assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
+        assert_eq!(r.precision, Precision::Fp8, "{}", r.id);
+        assert_eq!(r.kv_cache_precision, Some(Precision::Fp8), "{}", r.id);
+        assert!(r.location.contains(", L40S, FP8, TP "), "{}", r.id);
+        let tp = r.tensor_parallel.unwrap();
+        assert_eq!(r.chips, Some(tp), "{}", r.id);
+        assert!((1..=1536).contains(&r.batch.unwrap()), "{}", r.id);
+        *by.entry((r.workload.clone(), tp)).or_default() += 1;
+    }
+    let by: Vec<(&str, u32, usize)> = by
+        .iter()
+        .map(|((w, tp), n)| (w.as_str(), *tp, *n))
+        .collect();
+    assert_eq!(
+        by,
+        [
+            ("llama-2-13b", 1, 29),
+            ("llama-2-70b", 2, 30),
+            ("llama-2-70b", 4, 37),
+            ("llama-2-70b", 8, 44),
+            ("llama-2-7b", 1, 33),
+            ("mistral-7b", 1, 41),
+        ]
+    );
+    // The one-GPU instance is the same chip, with the fitted value carried.
+    let search = tco_sim::hardware::ProfileSearch::default();
+    let load = |name: &str| search.load(name, Path::new(".")).unwrap();
+    let (eight, one) = (load("aws-g6e.48xlarge"), load("aws-g6e.xlarge"));
+    assert_eq!(one.efficiency_memory.value, eight.efficiency_memory.value);
+    assert_eq!(
+        one.memory_bytes_per_chip.value,
+        eight.memory_bytes_per_chip.value
+    );
+    assert_eq!(one.efficiency_memory.basis, tco_sim::cite::Basis::Estimate);
+    assert_eq!(eight.efficiency_memory.basis, tco_sim::cite::Basis::Fit);
+}
+
 /// The A100's TensorRT-LLM rows (data/accuracy.toml, their rule, 2026-12-07): every 0.9.0
 /// static-batch decode step of LLaMA v2 7B, 13B, 70B and Mistral 7B on A100-SXM4-80GB with a
 /// token-to-token latency (205 rows, all "Mixed", in 16 bits with a 16-bit cache), one of which
@@ -1885,6 +1944,7 @@ fn the_trtllm_090_rows_are_every_llama2_70b_fp8_decode_step() {
         r.source == "trt-llm-090-dli"
             && r.precision == Precision::Fp8
             && r.workload == "llama-2-70b"
+            && r.profile != "aws-g6e.48xlarge"
     });
     assert_eq!(rows.len(), 279);
     let mut by_gpu_tp: BTreeMap<(String, u32), usize> = BTreeMap::new();
@@ -1970,7 +2030,9 @@ fn the_trtllm_090_small_model_rows_follow_their_rule() {
     use tco_sim::hardware::Precision;
     let t = table();
     let rows = rows_where(&t, |r| {
-        r.source == "trt-llm-090-dli" && r.workload != "llama-2-70b" && r.profile != "hgx-a100-8x"
+        r.source == "trt-llm-090-dli"
+            && r.workload != "llama-2-70b"
+            && !["hgx-a100-8x", "aws-g6e.48xlarge"].contains(&r.profile.as_str())
     });
     assert_eq!(rows.len(), 339);
     let mut by: BTreeMap<(String, String, Precision), usize> = BTreeMap::new();

@@ -136,8 +136,8 @@ fn accelerator_memory_is_the_drivers_reading_converted() {
         assert_eq!(m.basis, Basis::Derived, "{stem}");
         read += 1;
     }
-    // H100 ×4, H200 ×2, B200 ×2, A100 ×2, L4, T4, MI300X, TPU v6e.
-    assert_eq!(read, 14);
+    // H100 ×4, H200 ×2, B200 ×2, A100 ×2, L40S ×2, L4, T4, MI300X, TPU v6e.
+    assert_eq!(read, 16);
 }
 
 /// CPU caches are binary as vendors write them and `chip.l2_mb_per_core` is in 10⁶ bytes, as
