@@ -188,8 +188,10 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-07 (`tco-sim accuracy`: 2,908
-/// rows, median 12.5 %, max 1,515.3 % once the A100's memory efficiency is fit on one
+/// The pooled held-out error, held to what was measured on 2026-12-07 (`tco-sim accuracy`: 3,121
+/// rows, median 12.1 %, max 1,515.3 % with the 213 L40S decode steps of TensorRT-LLM 0.9.0 held
+/// out beside the one that fits the L40S's memory efficiency, 7.6 % / 47.1 % among themselves
+/// (a 70B split over PCIe); 2,908 rows, median 12.5 %, max 1,515.3 % once the A100's memory efficiency is fit on one
 /// TensorRT-LLM 0.9.0 decode step, with that source's 204 other A100 steps and 34 A100 cells of
 /// the TensorRT-LLM 0.17 table held out, 7.3 % / 37.2 % among themselves (12.6 % / 41.2 % at the
 /// carried 0.85), and the NIM A100 rows 20.3 % -> 15.7 %; 2,670
@@ -233,7 +235,7 @@ fn held_out_error_is_held_to_its_measured_level() {
     let a = rep.all_held_out.as_ref().unwrap();
     assert!(a.rows >= 1096, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.125 + 0.005,
+        a.median_abs_error <= 0.121 + 0.005,
         "median {}",
         a.median_abs_error
     );
@@ -325,11 +327,12 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
         // runs on A100, on a profile carrying the H100's constants, raised the throughput median
         // 0.136 -> 0.147 and the latency median 0.124 -> 0.141. The A100's memory efficiency
         // fitted on one TensorRT-LLM 0.9.0 step, with 238 blind A100 rows of two TensorRT-LLM
-        // sources, lowered them to 0.133 and 0.124.)
+        // sources, lowered them to 0.133 and 0.124; the 213 L40S steps the latency median to
+        // 0.118.)
         let (median_then, max_then) = match f.figure {
             Figure::Throughput => (0.133, 0.841),
             Figure::ThroughputUnderBound => (0.158, 0.304),
-            Figure::Latency => (0.124, 15.153),
+            Figure::Latency => (0.118, 15.153),
         };
         assert!(
             f.median_abs_error <= median_then + 0.005 && f.max_abs_error <= max_then + 0.005,
@@ -1166,8 +1169,8 @@ fn held_out_rows_by_source_partition_the_held_out_set() {
         .iter()
         .find(|s| s.source == "nim-bench-tables")
         .unwrap();
-    // 1,473 rows of 2024 NIM runs (1,095 on H100, 378 on A100) before 911 TensorRT-LLM 0.9.0
-    // steps (five models and precisions, three GPUs), then the 122 cells of the TensorRT-LLM
+    // 1,473 rows of 2024 NIM runs (1,095 on H100, 378 on A100) before 1,124 TensorRT-LLM 0.9.0
+    // steps (five models and precisions, four GPUs), then the 122 cells of the TensorRT-LLM
     // 0.17 table (H100, H200 and A100).
     assert_eq!(rep.by_source[0].source, "nim-dli-llama3");
     assert_eq!(rep.by_source[1].source, "trt-llm-090-dli");
@@ -1778,7 +1781,8 @@ fn the_nim_dli_rows_follow_their_rule() {
 /// every A100 point of the file — Llama 3 8B fp16 on one and two GPUs, 70B fp16 on four and bf16
 /// on eight (run as fp16), six lengths, every concurrency — whose published mean TTFT is at most
 /// 2 s, the first run of a repeated point: 134 points, 378 rows, held-out, configured as the H100
-/// rows; and the profile they run carries no constant fitted on an A100 row.
+/// rows; none sets a constant: the profile's one fitted number, its memory efficiency, comes from
+/// a TensorRT-LLM 0.9.0 A100 row (the rule after).
 #[test]
 fn the_nim_dli_a100_rows_follow_their_rule() {
     use tco_sim::hardware::Precision;
