@@ -1815,6 +1815,42 @@ fn the_nim_dli_a100_rows_follow_their_rule() {
     }
 }
 
+/// What every row of one GPU's TensorRT-LLM 0.9.0 block has (the A100's and the L40S's rules):
+/// `fit_row` sets the profile's memory efficiency and every other row is held-out; each is one
+/// decode step at `precision` with a cache of the same width, cites its line of the file as
+/// `cited_as`, runs chips = tensor parallelism and a batch of 1 to 1,536; and the block holds
+/// `expected` rows per (workload, tensor parallelism).
+fn check_trt090_gpu_block(
+    rows: &[&accuracy::Row],
+    fit_row: &str,
+    precision: tco_sim::hardware::Precision,
+    cited_as: &str,
+    expected: &[(&str, u32, usize)],
+) {
+    let mut by: BTreeMap<(&str, u32), usize> = BTreeMap::new();
+    for r in rows {
+        assert_eq!(r.source, "trt-llm-090-dli", "{}", r.id);
+        if r.id == fit_row {
+            assert_eq!(r.split, Split::Fit);
+            assert_eq!(r.fit, Some(accuracy::Constant::Memory));
+        } else {
+            assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+            assert!(r.fit.is_none(), "{}", r.id);
+        }
+        assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
+        assert_eq!(r.precision, precision, "{}", r.id);
+        assert_eq!(r.kv_cache_precision, Some(precision), "{}", r.id);
+        assert!(r.location.contains(cited_as), "{}", r.id);
+        let tp = r.tensor_parallel.unwrap();
+        assert_eq!(r.chips, Some(tp), "{}", r.id);
+        assert!((1..=1536).contains(&r.batch.unwrap()), "{}", r.id);
+        *by.entry((r.workload.as_str(), tp)).or_default() += 1;
+    }
+    let by: Vec<(&str, u32, usize)> = by.into_iter().map(|((w, tp), n)| (w, tp, n)).collect();
+    assert_eq!(by, expected);
+    assert!(rows.iter().any(|r| r.id == fit_row), "{fit_row} is missing");
+}
+
 /// The L40S rows (data/accuracy.toml, their rule, 2026-12-07): every TensorRT-LLM 0.9.0 decode
 /// step of LLaMA v2 7B, 13B, 70B and Mistral 7B on L40S with a token-to-token latency (214 rows,
 /// all FP8 with an FP8 cache), on the 8-GPU g6e, one of which sets the L40S's memory efficiency;
@@ -1825,41 +1861,20 @@ fn the_l40s_trtllm_090_rows_follow_their_rule() {
     let t = table();
     let rows = rows_where(&t, |r| r.profile.starts_with("aws-g6e."));
     assert_eq!(rows.len(), 214);
-    let fit_row = "trt090-l40s-llama2-13b-fp8-tp1-b1-128-128-tpot";
-    let mut by: BTreeMap<(String, u32), usize> = BTreeMap::new();
-    for r in &rows {
-        assert_eq!(r.profile, "aws-g6e.48xlarge", "{}", r.id);
-        assert_eq!(r.source, "trt-llm-090-dli", "{}", r.id);
-        if r.id == fit_row {
-            assert_eq!(r.split, Split::Fit);
-            assert_eq!(r.fit, Some(accuracy::Constant::Memory));
-        } else {
-            assert_eq!(r.split, Split::HeldOut, "{}", r.id);
-            assert!(r.fit.is_none(), "{}", r.id);
-        }
-        assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
-        assert_eq!(r.precision, Precision::Fp8, "{}", r.id);
-        assert_eq!(r.kv_cache_precision, Some(Precision::Fp8), "{}", r.id);
-        assert!(r.location.contains(", L40S, FP8, TP "), "{}", r.id);
-        let tp = r.tensor_parallel.unwrap();
-        assert_eq!(r.chips, Some(tp), "{}", r.id);
-        assert!((1..=1536).contains(&r.batch.unwrap()), "{}", r.id);
-        *by.entry((r.workload.clone(), tp)).or_default() += 1;
-    }
-    let by: Vec<(&str, u32, usize)> = by
-        .iter()
-        .map(|((w, tp), n)| (w.as_str(), *tp, *n))
-        .collect();
-    assert_eq!(
-        by,
-        [
+    assert!(rows.iter().all(|r| r.profile == "aws-g6e.48xlarge"));
+    check_trt090_gpu_block(
+        &rows,
+        "trt090-l40s-llama2-13b-fp8-tp1-b1-128-128-tpot",
+        Precision::Fp8,
+        ", L40S, FP8, TP ",
+        &[
             ("llama-2-13b", 1, 29),
             ("llama-2-70b", 2, 30),
             ("llama-2-70b", 4, 37),
             ("llama-2-70b", 8, 44),
             ("llama-2-7b", 1, 33),
             ("mistral-7b", 1, 41),
-        ]
+        ],
     );
     // The one-GPU instance is the same chip, with the fitted value carried.
     let search = tco_sim::hardware::ProfileSearch::default();
@@ -1886,43 +1901,19 @@ fn the_a100_trtllm_090_rows_follow_their_rule() {
         r.profile == "hgx-a100-8x" && r.source == "trt-llm-090-dli"
     });
     assert_eq!(rows.len(), 205);
-    let fit_row = "trt090-a100-llama2-13b-fp16-tp1-b1-128-128-tpot";
-    let mut by: BTreeMap<(String, u32), usize> = BTreeMap::new();
-    for r in &rows {
-        if r.id == fit_row {
-            assert_eq!(r.split, Split::Fit);
-            assert_eq!(r.fit, Some(accuracy::Constant::Memory));
-        } else {
-            assert_eq!(r.split, Split::HeldOut, "{}", r.id);
-            assert!(r.fit.is_none(), "{}", r.id);
-        }
-        assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
-        assert_eq!(r.precision, Precision::Fp16, "{}", r.id);
-        assert_eq!(r.kv_cache_precision, Some(Precision::Fp16), "{}", r.id);
-        assert!(
-            r.location.contains(", A100-SXM4-80GB, Mixed, TP "),
-            "{}",
-            r.id
-        );
-        let tp = r.tensor_parallel.unwrap();
-        assert_eq!(r.chips, Some(tp), "{}", r.id);
-        assert!((1..=1536).contains(&r.batch.unwrap()), "{}", r.id);
-        *by.entry((r.workload.clone(), tp)).or_default() += 1;
-    }
-    let by: Vec<(&str, u32, usize)> = by
-        .iter()
-        .map(|((w, tp), n)| (w.as_str(), *tp, *n))
-        .collect();
-    assert_eq!(
-        by,
-        [
+    check_trt090_gpu_block(
+        &rows,
+        "trt090-a100-llama2-13b-fp16-tp1-b1-128-128-tpot",
+        Precision::Fp16,
+        ", A100-SXM4-80GB, Mixed, TP ",
+        &[
             ("llama-2-13b", 1, 30),
             ("llama-2-70b", 2, 28),
             ("llama-2-70b", 4, 41),
             ("llama-2-70b", 8, 35),
             ("llama-2-7b", 1, 31),
             ("mistral-7b", 1, 40),
-        ]
+        ],
     );
     // The rented A100 runs the fitted value.
     let search = tco_sim::hardware::ProfileSearch::default();
