@@ -1859,7 +1859,9 @@ fn check_trt090_gpu_block(
 fn the_l40s_trtllm_090_rows_follow_their_rule() {
     use tco_sim::hardware::Precision;
     let t = table();
-    let rows = rows_where(&t, |r| r.profile.starts_with("aws-g6e."));
+    let rows = rows_where(&t, |r| {
+        r.profile.starts_with("aws-g6e.") && r.source == "trt-llm-090-dli"
+    });
     assert_eq!(rows.len(), 214);
     assert!(rows.iter().all(|r| r.profile == "aws-g6e.48xlarge"));
     check_trt090_gpu_block(
@@ -1887,6 +1889,111 @@ fn the_l40s_trtllm_090_rows_follow_their_rule() {
     );
     assert_eq!(one.efficiency_memory.basis, tco_sim::cite::Basis::Estimate);
     assert_eq!(eight.efficiency_memory.basis, tco_sim::cite::Basis::Fit);
+}
+
+/// The L40S's MLPerf Inference v4.1 rows (data/accuracy.toml, their rule, 2026-12-07): every
+/// closed resnet50, bert-99 and llama2-70b-99 result, Offline or Server, of a single-node _TRT
+/// system of L40S, at its submitter's own batch; one BERT-99 Offline row (QCT's, chosen by its
+/// configs) sets the L40S's GEMM efficiency, which the one-GPU instance carries, and the rest
+/// are held-out.
+#[test]
+fn the_l40s_mlperf_v41_rows_follow_their_rule() {
+    use accuracy::Metric;
+    let t = table();
+    let rows = rows_where(&t, |r| r.id.starts_with("l40s-v41-"));
+    assert_eq!(rows.len(), 30);
+    let mut pairs: BTreeMap<String, Vec<Metric>> = BTreeMap::new();
+    for r in &rows {
+        assert_eq!(r.profile, "aws-g6e.48xlarge", "{}", r.id);
+        assert_eq!(r.source, "mlperf-v4-1", "{}", r.id);
+        assert!(r.location.starts_with("closed/"), "{}", r.id);
+        assert!(r.location.contains("L40S"), "{}", r.id);
+        // chips = the GPUs the system's name gives: the digit beside "l40s" (l40sx2, 3xl40s).
+        let tag = r.id["l40s-v41-".len()..]
+            .split('-')
+            .find(|part| part.contains("l40s"))
+            .unwrap_or_else(|| panic!("{}: no system tag", r.id));
+        let gpus: u32 = tag.replace("l40s", "").replace('x', "").parse().unwrap();
+        assert_eq!(r.chips, Some(gpus), "{}", r.id);
+        let fit = r.id == "l40s-v41-qct-d54u-l40sx4-bert99-offline";
+        if fit {
+            assert_eq!(r.split, Split::Fit);
+            assert_eq!(r.fit, Some(accuracy::Constant::ComputeMatmul));
+        } else {
+            assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+            assert!(r.fit.is_none(), "{}", r.id);
+        }
+        match (r.workload.as_str(), r.metric) {
+            ("resnet-50", Metric::Offline) | ("bert-large-squad", Metric::Offline) => {
+                assert_eq!(r.latency_bound_ms, None, "{}", r.id)
+            }
+            ("resnet-50", Metric::Server) => {
+                assert_eq!(r.latency_bound_ms, Some(15.0), "{}", r.id);
+                assert_eq!(r.window_ms, Some(2.0), "{}", r.id);
+            }
+            ("bert-large-squad", Metric::Server) => {
+                assert_eq!(r.latency_bound_ms, Some(130.0), "{}", r.id)
+            }
+            ("llama-2-70b", Metric::TokensOffline | Metric::TokensServer) => {
+                assert_eq!(
+                    (r.tensor_parallel, r.batch),
+                    (Some(4), Some(1024)),
+                    "{}",
+                    r.id
+                );
+                assert_eq!(r.max_batched_tokens, Some(4096), "{}", r.id);
+            }
+            other => panic!("{}: {other:?} is not in the rule", r.id),
+        }
+        // The batch is the submitter's own config, named in the row with its class.
+        let batch = r.batch.unwrap_or_else(|| panic!("{}: no batch", r.id));
+        assert!(
+            r.system.contains(&format!("gpu_batch_size {batch}")) && r.system.contains("class "),
+            "{}",
+            r.id
+        );
+        let key =
+            r.id.trim_end_matches("-offline")
+                .trim_end_matches("-server");
+        pairs.entry(key.to_string()).or_default().push(r.metric);
+    }
+    // Nine systems: 16 system-benchmark pairs, each with its Offline row; all but the edge
+    // system's two (edge submissions have no Server scenario) with their Server row.
+    assert_eq!(pairs.len(), 16);
+    for (k, m) in &pairs {
+        let servers = m
+            .iter()
+            .filter(|m| matches!(m, Metric::Server | Metric::TokensServer))
+            .count();
+        assert_eq!(m.len() - servers, 1, "{k}");
+        assert_eq!(servers, usize::from(!k.contains("lenovo-2xl40s")), "{k}");
+    }
+    // None repeats a row the table already had.
+    for r in &rows {
+        assert!(
+            !t.rows
+                .iter()
+                .any(|o| !o.id.starts_with("l40s-v41-") && o.location == r.location),
+            "{}",
+            r.id
+        );
+    }
+    // The fitted GEMM efficiency is the eight-GPU host's; the one-GPU instance carries it, and
+    // the convolution efficiency stays the L4's on both.
+    let search = tco_sim::hardware::ProfileSearch::default();
+    let load = |name: &str| search.load(name, Path::new(".")).unwrap();
+    let (eight, one, l4) = (
+        load("aws-g6e.48xlarge"),
+        load("aws-g6e.xlarge"),
+        load("aws-g6.xlarge"),
+    );
+    let matmul = |p: &tco_sim::hardware::Profile| p.efficiency_compute_matmul.clone().unwrap();
+    assert_eq!(matmul(&eight).basis, tco_sim::cite::Basis::Fit);
+    assert_eq!(matmul(&one).basis, tco_sim::cite::Basis::Estimate);
+    assert_eq!(matmul(&one).value, matmul(&eight).value);
+    assert_ne!(matmul(&eight).value, matmul(&l4).value);
+    assert_eq!(eight.efficiency_compute.value, l4.efficiency_compute.value);
+    assert_eq!(one.efficiency_compute.value, l4.efficiency_compute.value);
 }
 
 /// The A100's TensorRT-LLM rows (data/accuracy.toml, their rule, 2026-12-07): every 0.9.0
