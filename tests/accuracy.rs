@@ -188,8 +188,10 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-07 (`tco-sim accuracy`: 3,121
-/// rows, median 12.1 %, max 1,515.3 % with the 213 L40S decode steps of TensorRT-LLM 0.9.0 held
+/// The pooled held-out error, held to what was measured on 2026-12-07 (`tco-sim accuracy`: 3,151
+/// rows, median 12.1 %, max 1,515.3 % with the L40S's 30 MLPerf v4.1 results held out, 11.9 % /
+/// 38.7 % among themselves (the GEMM efficiency fitted on one failed its test); 3,121 rows,
+/// median 12.1 %, max 1,515.3 % with the 213 L40S decode steps of TensorRT-LLM 0.9.0 held
 /// out beside the one that fits the L40S's memory efficiency, 7.6 % / 47.1 % among themselves
 /// (a 70B split over PCIe); 2,908 rows, median 12.5 %, max 1,515.3 % once the A100's memory efficiency is fit on one
 /// TensorRT-LLM 0.9.0 decode step, with that source's 204 other A100 steps and 34 A100 cells of
@@ -328,10 +330,12 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
         // 0.136 -> 0.147 and the latency median 0.124 -> 0.141. The A100's memory efficiency
         // fitted on one TensorRT-LLM 0.9.0 step, with 238 blind A100 rows of two TensorRT-LLM
         // sources, lowered them to 0.133 and 0.124; the 213 L40S steps the latency median to
-        // 0.118.)
+        // 0.118. The L40S's 30 MLPerf v4.1 results, 14 of them under a bound, raised that
+        // figure's max 0.198 -> 0.363, Fujitsu's Llama-2-70B Server at TP4 over PCIe, +36 %, and
+        // its median 0.092 -> 0.099: it is outside the bound again.)
         let (median_then, max_then) = match f.figure {
             Figure::Throughput => (0.133, 0.841),
-            Figure::ThroughputUnderBound => (0.158, 0.304),
+            Figure::ThroughputUnderBound => (0.158, 0.363),
             Figure::Latency => (0.118, 15.153),
         };
         assert!(
@@ -433,7 +437,10 @@ fn the_fit_rule_spread_is_the_suites_held_out_throughput_error() {
 /// flight from each row's P50, one cost per call) the rows beyond 25 % are ResNet-18 (+31 %,
 /// +35 %), ResNet-152 at batch 64 (−32 %) and the blind VGG rows (VGG-11 −47 % / +43 %, VGG-16
 /// at batch 8 −43 %: VGG's wide 3x3 convolutions run at about twice ResNet-50's fitted
-/// efficiency); each is held to its measured gap (+0.5 point) so a regression fails.
+/// efficiency); each is held to its measured gap (+0.5 point) so a regression fails. The L40S's
+/// MLPerf v4.1 rows, added blind on 2026-12-07, add two: Dell's and HPE's ResNet-50 Offline at
+/// batch 32 (−38.7 %, −36.0 %), where the L4's 0.5 ms per-batch overhead, carried, is most of
+/// the predicted batch.
 #[test]
 fn gpu_and_asic_classic_held_out_rows_stay_within_their_measured_bounds() {
     let rep = shipped_report();
@@ -455,6 +462,8 @@ fn gpu_and_asic_classic_held_out_rows_stay_within_their_measured_bounds() {
             "inf2-vgg11-b64" => 0.471,
             "inf2-vgg11-b1" => 0.434,
             "inf2-vgg16-b8" => 0.438,
+            "l40s-v41-dell-r760xa-l40sx4-resnet50-offline" => 0.392,
+            "l40s-v41-hpe-dl380a-l40sx4-resnet50-offline" => 0.365,
             _ => 0.25,
         };
         assert!(r.error.abs() <= bound, "{}: {:+.3}", r.id, r.error);
@@ -645,15 +654,18 @@ fn held_out_rows_set_no_constant() {
 /// capacity with or without the spread, so the prediction is the same within the bisection's
 /// 0.1 % step: a spread that moved it there (as an earlier draw whose clamp cut the mean did, by
 /// −1.6 %) would be counting tokens the capacity was not computed for. (Over a LoadGen run's
-/// length the spread may move it: that is its tail, not its mean.)
+/// length the spread may move it: that is its tail, not its mean.) One row moves more, and is
+/// held to what it measured (+0.39 %, within 0.5 %): Fujitsu's L40S at TP4, whose steps at a
+/// batch of ~1,000 are the slowest of these rows (PCIe all-reduces, GDDR6), so its floor probe
+/// sits nearer the 200 ms TPOT bound, where the spread's tail can move the capacity.
 #[test]
 fn server_rows_with_a_length_spread_keep_the_published_means() {
     let t = table();
     let spread: Vec<&accuracy::Row> = t.rows.iter().filter(|r| r.token_cv.is_some()).collect();
     assert_eq!(
         spread.len(),
-        23,
-        "the MLPerf llama2-70b Server rows: v4.1's three of NVIDIA and AMD and 16 of other vendors, v4.0's four"
+        24,
+        "the MLPerf llama2-70b Server rows: v4.1's three of NVIDIA and AMD, 16 of other vendors' H100 and H200 and Fujitsu's L40S, v4.0's four"
     );
     for r in spread {
         assert_eq!(r.metric, accuracy::Metric::TokensServer, "{}", r.id);
@@ -665,8 +677,13 @@ fn server_rows_with_a_length_spread_keep_the_published_means() {
         fixed.token_cv = None;
         fixed.max_tokens = None;
         let fixed = accuracy::predict(&t, &fixed, &p).unwrap();
+        let within = if r.id == "l40s-v41-fujitsu-cdi-l40sx8-llama2-70b-server" {
+            0.005
+        } else {
+            0.002
+        };
         assert!(
-            (varied / fixed - 1.0).abs() < 0.002,
+            (varied / fixed - 1.0).abs() < within,
             "{}: {varied} with the spread against {fixed} at fixed lengths",
             r.id
         );
@@ -1170,13 +1187,14 @@ fn held_out_rows_by_source_partition_the_held_out_set() {
         .find(|s| s.source == "nim-bench-tables")
         .unwrap();
     // 1,473 rows of 2024 NIM runs (1,095 on H100, 378 on A100) before 1,124 TensorRT-LLM 0.9.0
-    // steps (five models and precisions, four GPUs), then the 122 cells of the TensorRT-LLM
-    // 0.17 table (H100, H200 and A100).
+    // steps (five models and precisions, four GPUs), then MLPerf v4.1's 123 (H100, H200, L40S)
+    // and the 122 cells of the TensorRT-LLM 0.17 table (H100, H200 and A100).
     assert_eq!(rep.by_source[0].source, "nim-dli-llama3");
     assert_eq!(rep.by_source[1].source, "trt-llm-090-dli");
-    assert_eq!(rep.by_source[2].source, "trtllm-v017-perf-overview");
-    assert_eq!(rep.by_source[3].source, "trtllm-online-serving");
-    assert_eq!(rep.by_source[4].source, nim.source);
+    assert_eq!(rep.by_source[2].source, "mlperf-v4-1");
+    assert_eq!(rep.by_source[3].source, "trtllm-v017-perf-overview");
+    assert_eq!(rep.by_source[4].source, "trtllm-online-serving");
+    assert_eq!(rep.by_source[5].source, nim.source);
     assert!(nim.rows >= 78, "{}", nim.rows);
     let text = accuracy::render(rep);
     assert!(text.contains("Held-out rows by source"), "{text}");
@@ -1893,9 +1911,9 @@ fn the_l40s_trtllm_090_rows_follow_their_rule() {
 
 /// The L40S's MLPerf Inference v4.1 rows (data/accuracy.toml, their rule, 2026-12-07): every
 /// closed resnet50, bert-99 and llama2-70b-99 result, Offline or Server, of a single-node _TRT
-/// system of L40S, at its submitter's own batch; one BERT-99 Offline row (QCT's, chosen by its
-/// configs) sets the L40S's GEMM efficiency, which the one-GPU instance carries, and the rest
-/// are held-out.
+/// system of L40S, at its submitter's own batch. The GEMM efficiency fitted on one of them
+/// (QCT's BERT-99 Offline, chosen by its configs) failed the rule's test, so every row is
+/// held-out and both L40S profiles keep the L4's efficiencies.
 #[test]
 fn the_l40s_mlperf_v41_rows_follow_their_rule() {
     use accuracy::Metric;
@@ -1915,14 +1933,8 @@ fn the_l40s_mlperf_v41_rows_follow_their_rule() {
             .unwrap_or_else(|| panic!("{}: no system tag", r.id));
         let gpus: u32 = tag.replace("l40s", "").replace('x', "").parse().unwrap();
         assert_eq!(r.chips, Some(gpus), "{}", r.id);
-        let fit = r.id == "l40s-v41-qct-d54u-l40sx4-bert99-offline";
-        if fit {
-            assert_eq!(r.split, Split::Fit);
-            assert_eq!(r.fit, Some(accuracy::Constant::ComputeMatmul));
-        } else {
-            assert_eq!(r.split, Split::HeldOut, "{}", r.id);
-            assert!(r.fit.is_none(), "{}", r.id);
-        }
+        assert_eq!(r.split, Split::HeldOut, "{}", r.id);
+        assert!(r.fit.is_none(), "{}", r.id);
         match (r.workload.as_str(), r.metric) {
             ("resnet-50", Metric::Offline) | ("bert-large-squad", Metric::Offline) => {
                 assert_eq!(r.latency_bound_ms, None, "{}", r.id)
@@ -1978,22 +1990,29 @@ fn the_l40s_mlperf_v41_rows_follow_their_rule() {
             r.id
         );
     }
-    // The fitted GEMM efficiency is the eight-GPU host's; the one-GPU instance carries it, and
-    // the convolution efficiency stays the L4's on both.
+    // The fit failed its test: both L40S profiles run the L4's GEMM and convolution
+    // efficiencies, as estimates.
     let search = tco_sim::hardware::ProfileSearch::default();
     let load = |name: &str| search.load(name, Path::new(".")).unwrap();
-    let (eight, one, l4) = (
-        load("aws-g6e.48xlarge"),
-        load("aws-g6e.xlarge"),
-        load("aws-g6.xlarge"),
-    );
-    let matmul = |p: &tco_sim::hardware::Profile| p.efficiency_compute_matmul.clone().unwrap();
-    assert_eq!(matmul(&eight).basis, tco_sim::cite::Basis::Fit);
-    assert_eq!(matmul(&one).basis, tco_sim::cite::Basis::Estimate);
-    assert_eq!(matmul(&one).value, matmul(&eight).value);
-    assert_ne!(matmul(&eight).value, matmul(&l4).value);
-    assert_eq!(eight.efficiency_compute.value, l4.efficiency_compute.value);
-    assert_eq!(one.efficiency_compute.value, l4.efficiency_compute.value);
+    let l4 = load("aws-g6.xlarge");
+    for name in ["aws-g6e.48xlarge", "aws-g6e.xlarge"] {
+        let p = load(name);
+        let (matmul, l4_matmul) = (
+            p.efficiency_compute_matmul.clone().unwrap(),
+            l4.efficiency_compute_matmul.clone().unwrap(),
+        );
+        assert_eq!(matmul.value, l4_matmul.value, "{name}");
+        assert_eq!(matmul.basis, tco_sim::cite::Basis::Estimate, "{name}");
+        assert_eq!(
+            p.efficiency_compute.value, l4.efficiency_compute.value,
+            "{name}"
+        );
+        assert_eq!(
+            p.efficiency_compute.basis,
+            tco_sim::cite::Basis::Estimate,
+            "{name}"
+        );
+    }
 }
 
 /// The A100's TensorRT-LLM rows (data/accuracy.toml, their rule, 2026-12-07): every 0.9.0
