@@ -310,6 +310,7 @@ pub enum Constant {
     StreamOverhead,
     LayerOverhead,
     AllreduceLatency,
+    InterconnectBandwidth,
     AttentionMemory,
     AttentionBlock,
     SerialFraction,
@@ -329,6 +330,7 @@ impl Constant {
             Constant::StreamOverhead => "efficiency.stream_overhead_us",
             Constant::LayerOverhead => "efficiency.layer_overhead_ms",
             Constant::AllreduceLatency => "interconnect.allreduce_latency_us",
+            Constant::InterconnectBandwidth => "interconnect.bandwidth_gbps",
             Constant::AttentionMemory => "efficiency.attention_memory",
             Constant::AttentionBlock => "efficiency.attention_block_ns_per_token",
             Constant::SerialFraction => "efficiency.serial_fraction",
@@ -348,6 +350,8 @@ impl Constant {
             // Seconds: 0 to 1 ms per sequence per iteration, inside the profile's 0-10,000 us.
             Constant::StreamOverhead => (0.0, 0.001),
             Constant::SerialFraction => (0.0, 0.5),
+            // B/s: 0.1 to 1,000 GB/s, inside the profile's (0, 100,000] GB/s.
+            Constant::InterconnectBandwidth => (1e8, 1e12),
             // Seconds: 0 to 100 ns per cached token per layer, inside the profile's 0-1,000 ns.
             Constant::AttentionBlock => (0.0, 1e-7),
             Constant::ServiceCv => (0.0, 2.0),
@@ -364,6 +368,9 @@ impl Constant {
             Constant::StreamOverhead => p.stream_overhead_s.as_ref().map_or(0.0, |c| c.value),
             Constant::LayerOverhead => p.layer_overhead_s.as_ref().map_or(0.0, |c| c.value),
             Constant::AllreduceLatency => p.allreduce_latency_s.as_ref().map_or(0.0, |c| c.value),
+            Constant::InterconnectBandwidth => {
+                p.interconnect_bandwidth.as_ref().map_or(0.0, |c| c.value)
+            }
             Constant::AttentionMemory => p
                 .efficiency_attention_memory
                 .as_ref()
@@ -387,6 +394,7 @@ impl Constant {
             Constant::StreamOverhead => set_optional(&mut p.stream_overhead_s, v),
             Constant::LayerOverhead => set_optional(&mut p.layer_overhead_s, v),
             Constant::AllreduceLatency => set_optional(&mut p.allreduce_latency_s, v),
+            Constant::InterconnectBandwidth => set_optional(&mut p.interconnect_bandwidth, v),
             Constant::AttentionMemory => set_optional(&mut p.efficiency_attention_memory, v),
             Constant::SerialFraction => set_optional(&mut p.serial_fraction, v),
             Constant::AttentionBlock => set_optional(&mut p.attention_block_s_per_token, v),
@@ -394,7 +402,7 @@ impl Constant {
         }
     }
     /// The value as the profile file writes it (ms for the overheads, µs for the all-reduce
-    /// latency and the streaming cost).
+    /// latency and the streaming cost, GB/s for the interconnect's bandwidth).
     pub fn file_value(self, si: f64) -> f64 {
         match self {
             Constant::BatchOverhead | Constant::IterationOverhead | Constant::LayerOverhead => {
@@ -402,6 +410,7 @@ impl Constant {
             }
             Constant::AllreduceLatency | Constant::StreamOverhead => si * 1e6,
             Constant::AttentionBlock => si * 1e9,
+            Constant::InterconnectBandwidth => si / 1e9,
             _ => si,
         }
     }

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
-use tco_sim::accuracy::{self, Split};
+use tco_sim::accuracy::{self, Constant, Split};
 
 fn table() -> accuracy::Table {
     accuracy::load(accuracy::TABLE).unwrap_or_else(|e| panic!("{e}"))
@@ -505,11 +505,20 @@ fn generative_rows_run_and_are_all_held_out() {
                         r.id
                     );
                     if c == accuracy::Constant::Memory {
+                        // Its profile's other fit rows, if any, set the interconnect, which an
+                        // unsplit step never crosses: the memory is what it changes.
                         assert!(
-                            !t.rows
-                                .iter()
-                                .any(|o| o.profile == r.profile && o.id != r.id && o.fit.is_some()),
-                            "{}: its profile has no other fit row (the memory is what it changes)",
+                            !t.rows.iter().any(|o| o.profile == r.profile
+                                && o.id != r.id
+                                && o.fit.is_some()
+                                && !matches!(
+                                    o.fit,
+                                    Some(
+                                        Constant::AllreduceLatency
+                                            | Constant::InterconnectBandwidth
+                                    )
+                                )),
+                            "{}: its profile has no other fit row but the interconnect's",
                             r.id
                         );
                     }
@@ -533,6 +542,21 @@ fn generative_rows_run_and_are_all_held_out() {
                             && o.source == r.source
                             && o.fit == Some(accuracy::Constant::IterationOverhead)),
                         "{}: its page's lone step sets the iteration overhead",
+                        r.id
+                    );
+                }
+                // The bandwidth an all-reduce reaches: a split replica's decode step at a large
+                // batch (its all-reduces' bytes grow with the batch), whose profile's batch-1
+                // step of the same split sets the latency.
+                Some(Constant::InterconnectBandwidth) => {
+                    assert_eq!(r.metric, accuracy::Metric::Tpot, "{}", r.id);
+                    assert!(r.batch.unwrap_or(1) >= 64, "{}: a large batch", r.id);
+                    assert!(
+                        t.rows.iter().any(|o| o.profile == r.profile
+                            && o.fit == Some(Constant::AllreduceLatency)
+                            && o.tensor_parallel == r.tensor_parallel
+                            && o.batch == Some(1)),
+                        "{}: its latency is set by a batch-1 step of the same split",
                         r.id
                     );
                 }
@@ -1187,12 +1211,12 @@ fn held_out_rows_by_source_partition_the_held_out_set() {
         .find(|s| s.source == "nim-bench-tables")
         .unwrap();
     // 1,473 rows of 2024 NIM runs (1,095 on H100, 378 on A100) before 1,124 TensorRT-LLM 0.9.0
-    // steps (five models and precisions, four GPUs), then MLPerf v4.1's 123 (H100, H200, L40S)
-    // and the 122 cells of the TensorRT-LLM 0.17 table (H100, H200 and A100).
+    // steps (five models and precisions, four GPUs), then the 149 cells of the TensorRT-LLM
+    // 0.17 table (H100, H200, A100 and L40S) and MLPerf v4.1's 123 (H100, H200, L40S).
     assert_eq!(rep.by_source[0].source, "nim-dli-llama3");
     assert_eq!(rep.by_source[1].source, "trt-llm-090-dli");
-    assert_eq!(rep.by_source[2].source, "mlperf-v4-1");
-    assert_eq!(rep.by_source[3].source, "trtllm-v017-perf-overview");
+    assert_eq!(rep.by_source[2].source, "trtllm-v017-perf-overview");
+    assert_eq!(rep.by_source[3].source, "mlperf-v4-1");
     assert_eq!(rep.by_source[4].source, "trtllm-online-serving");
     assert_eq!(rep.by_source[5].source, nim.source);
     assert!(nim.rows >= 78, "{}", nim.rows);
@@ -1349,11 +1373,16 @@ fn the_trtllm_017_rows_run_their_build_heuristic_batch() {
     use tco_sim::hardware::Precision;
     let t = table();
     let rows = rows_where(&t, |r| r.source == "trtllm-v017-perf-overview");
-    assert_eq!(rows.len(), 122);
+    assert_eq!(rows.len(), 149);
     let on = |p: &str| rows.iter().filter(|r| r.profile == p).count();
     assert_eq!(
-        (on("hgx-h100-8x"), on("hgx-h200-8x"), on("hgx-a100-8x")),
-        (43, 45, 34)
+        (
+            on("hgx-h100-8x"),
+            on("hgx-h200-8x"),
+            on("hgx-a100-8x"),
+            on("aws-g6e.48xlarge")
+        ),
+        (43, 45, 34, 27)
     );
     const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
     for r in rows {
@@ -1367,11 +1396,13 @@ fn the_trtllm_017_rows_run_their_build_heuristic_batch() {
             r.id
         );
         assert_eq!(r.chips, r.tensor_parallel, "{}", r.id);
-        // NVML's totals; the A100 column is the page's FP16, the others its FP8.
+        // NVML's totals (the L40S's from source nvidia-smi-l40s); the A100 column is the page's
+        // FP16, the others its FP8.
         let (device_mib, precision) = match r.profile.as_str() {
             "hgx-h100-8x" => (81_559.0, Precision::Fp8),
             "hgx-h200-8x" => (143_771.0, Precision::Fp8),
             "hgx-a100-8x" => (81_920.0, Precision::Fp16),
+            "aws-g6e.48xlarge" => (46_068.0, Precision::Fp8),
             p => panic!("{}: profile {p}", r.id),
         };
         assert_eq!(r.precision, precision, "{}", r.id);
@@ -1834,13 +1865,13 @@ fn the_nim_dli_a100_rows_follow_their_rule() {
 }
 
 /// What every row of one GPU's TensorRT-LLM 0.9.0 block has (the A100's and the L40S's rules):
-/// `fit_row` sets the profile's memory efficiency and every other row is held-out; each is one
+/// each of `fit_rows` sets its constant of the profile and every other row is held-out; each is one
 /// decode step at `precision` with a cache of the same width, cites its line of the file as
 /// `cited_as`, runs chips = tensor parallelism and a batch of 1 to 1,536; and the block holds
 /// `expected` rows per (workload, tensor parallelism).
 fn check_trt090_gpu_block(
     rows: &[&accuracy::Row],
-    fit_row: &str,
+    fit_rows: &[(&str, accuracy::Constant)],
     precision: tco_sim::hardware::Precision,
     cited_as: &str,
     expected: &[(&str, u32, usize)],
@@ -1848,9 +1879,9 @@ fn check_trt090_gpu_block(
     let mut by: BTreeMap<(&str, u32), usize> = BTreeMap::new();
     for r in rows {
         assert_eq!(r.source, "trt-llm-090-dli", "{}", r.id);
-        if r.id == fit_row {
-            assert_eq!(r.split, Split::Fit);
-            assert_eq!(r.fit, Some(accuracy::Constant::Memory));
+        if let Some(&(_, c)) = fit_rows.iter().find(|(id, _)| *id == r.id) {
+            assert_eq!(r.split, Split::Fit, "{}", r.id);
+            assert_eq!(r.fit, Some(c), "{}", r.id);
         } else {
             assert_eq!(r.split, Split::HeldOut, "{}", r.id);
             assert!(r.fit.is_none(), "{}", r.id);
@@ -1866,13 +1897,16 @@ fn check_trt090_gpu_block(
     }
     let by: Vec<(&str, u32, usize)> = by.into_iter().map(|((w, tp), n)| (w, tp, n)).collect();
     assert_eq!(by, expected);
-    assert!(rows.iter().any(|r| r.id == fit_row), "{fit_row} is missing");
+    for (id, _) in fit_rows {
+        assert!(rows.iter().any(|r| r.id == *id), "{id} is missing");
+    }
 }
 
 /// The L40S rows (data/accuracy.toml, their rule, 2026-12-07): every TensorRT-LLM 0.9.0 decode
 /// step of LLaMA v2 7B, 13B, 70B and Mistral 7B on L40S with a token-to-token latency (214 rows,
-/// all FP8 with an FP8 cache), on the 8-GPU g6e, one of which sets the L40S's memory efficiency;
-/// the one-GPU g6e carries that value and the same chip.
+/// all FP8 with an FP8 cache), on the 8-GPU g6e, one of which sets the L40S's memory efficiency
+/// and two (TP2, batch 1 and 256; by the later TensorRT-LLM 0.17 L40S rule) its PCIe
+/// all-reduce's latency and bandwidth; the one-GPU g6e carries the memory value and the chip.
 #[test]
 fn the_l40s_trtllm_090_rows_follow_their_rule() {
     use tco_sim::hardware::Precision;
@@ -1884,7 +1918,21 @@ fn the_l40s_trtllm_090_rows_follow_their_rule() {
     assert!(rows.iter().all(|r| r.profile == "aws-g6e.48xlarge"));
     check_trt090_gpu_block(
         &rows,
-        "trt090-l40s-llama2-13b-fp8-tp1-b1-128-128-tpot",
+        &[
+            (
+                "trt090-l40s-llama2-13b-fp8-tp1-b1-128-128-tpot",
+                Constant::Memory,
+            ),
+            // Set later, by the TensorRT-LLM 0.17 L40S block's rule (data/accuracy.toml).
+            (
+                "trt090-l40s-llama2-70b-fp8-tp2-b1-128-128-tpot",
+                Constant::AllreduceLatency,
+            ),
+            (
+                "trt090-l40s-llama2-70b-fp8-tp2-b256-128-128-tpot",
+                Constant::InterconnectBandwidth,
+            ),
+        ],
         Precision::Fp8,
         ", L40S, FP8, TP ",
         &[
@@ -1907,6 +1955,25 @@ fn the_l40s_trtllm_090_rows_follow_their_rule() {
     );
     assert_eq!(one.efficiency_memory.basis, tco_sim::cite::Basis::Estimate);
     assert_eq!(eight.efficiency_memory.basis, tco_sim::cite::Basis::Fit);
+}
+
+/// An MLPerf row's system and benchmark: its id without the scenario suffix, so an Offline row
+/// and its Server partner share it.
+fn mlperf_pair_key(id: &str) -> &str {
+    id.trim_end_matches("-offline").trim_end_matches("-server")
+}
+
+/// No row of a block (ids starting `prefix`) repeats a result the table already had elsewhere.
+fn assert_no_repeated_result(t: &accuracy::Table, rows: &[&accuracy::Row], prefix: &str) {
+    for r in rows {
+        assert!(
+            !t.rows
+                .iter()
+                .any(|o| !o.id.starts_with(prefix) && o.location == r.location),
+            "{}",
+            r.id
+        );
+    }
 }
 
 /// The L40S's MLPerf Inference v4.1 rows (data/accuracy.toml, their rule, 2026-12-07): every
@@ -1964,10 +2031,10 @@ fn the_l40s_mlperf_v41_rows_follow_their_rule() {
             "{}",
             r.id
         );
-        let key =
-            r.id.trim_end_matches("-offline")
-                .trim_end_matches("-server");
-        pairs.entry(key.to_string()).or_default().push(r.metric);
+        pairs
+            .entry(mlperf_pair_key(&r.id).to_string())
+            .or_default()
+            .push(r.metric);
     }
     // Nine systems: 16 system-benchmark pairs, each with its Offline row; all but the edge
     // system's two (edge submissions have no Server scenario) with their Server row.
@@ -1981,15 +2048,7 @@ fn the_l40s_mlperf_v41_rows_follow_their_rule() {
         assert_eq!(servers, usize::from(!k.contains("lenovo-2xl40s")), "{k}");
     }
     // None repeats a row the table already had.
-    for r in &rows {
-        assert!(
-            !t.rows
-                .iter()
-                .any(|o| !o.id.starts_with("l40s-v41-") && o.location == r.location),
-            "{}",
-            r.id
-        );
-    }
+    assert_no_repeated_result(&t, &rows, "l40s-v41-");
     // The fit failed its test: both L40S profiles run the L4's GEMM and convolution
     // efficiencies, as estimates.
     let search = tco_sim::hardware::ProfileSearch::default();
@@ -2029,7 +2088,10 @@ fn the_a100_trtllm_090_rows_follow_their_rule() {
     assert_eq!(rows.len(), 205);
     check_trt090_gpu_block(
         &rows,
-        "trt090-a100-llama2-13b-fp16-tp1-b1-128-128-tpot",
+        &[(
+            "trt090-a100-llama2-13b-fp16-tp1-b1-128-128-tpot",
+            Constant::Memory,
+        )],
         Precision::Fp16,
         ", A100-SXM4-80GB, Mixed, TP ",
         &[
@@ -2230,10 +2292,10 @@ fn the_mlperf_v41_vendor_rows_follow_their_rule() {
                 r.id
             );
         }
-        let key =
-            r.id.trim_end_matches("-offline")
-                .trim_end_matches("-server");
-        scenarios.entry(key.to_string()).or_default().push(r.metric);
+        scenarios
+            .entry(mlperf_pair_key(&r.id).to_string())
+            .or_default()
+            .push(r.metric);
     }
     // Each system and workload has its Offline and its Server row, as MLPerf requires.
     assert_eq!(scenarios.len(), 43);
@@ -2251,15 +2313,7 @@ fn the_mlperf_v41_vendor_rows_follow_their_rule() {
         );
     }
     // None repeats a row the table already had (the rule leaves those out).
-    for r in &rows {
-        assert!(
-            !t.rows
-                .iter()
-                .any(|o| !o.id.starts_with("v41-") && o.location == r.location),
-            "{}",
-            r.id
-        );
-    }
+    assert_no_repeated_result(&t, &rows, "v41-");
 }
 
 /// The streamed token's host cost (`efficiency.stream_overhead_us`) reaches a streamed row's
