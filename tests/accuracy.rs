@@ -188,8 +188,11 @@ fn the_table_prints_with_a_summary() {
     );
 }
 
-/// The pooled held-out error, held to what was measured on 2026-12-07 (`tco-sim accuracy`: 3,151
-/// rows, median 12.1 %, max 1,515.3 % with the L40S's 30 MLPerf v4.1 results held out, 11.9 % /
+/// The pooled held-out error, held to what was measured on 2026-12-07 (`tco-sim accuracy`: 3,176
+/// rows, median 11.7 %, max 1,515.3 % with the 27 L40S cells of the TensorRT-LLM 0.17 table held
+/// out and the L40S's PCIe all-reduce fitted on two TP2 steps of the 0.9.0 block, 24.2 % / 41.0 %
+/// among themselves; 3,151 rows, median 12.1 %, max 1,515.3 % with the L40S's 30 MLPerf v4.1
+/// results held out, 11.9 % /
 /// 38.7 % among themselves (the GEMM efficiency fitted on one failed its test); 3,121 rows,
 /// median 12.1 %, max 1,515.3 % with the 213 L40S decode steps of TensorRT-LLM 0.9.0 held
 /// out beside the one that fits the L40S's memory efficiency, 7.6 % / 47.1 % among themselves
@@ -237,7 +240,7 @@ fn held_out_error_is_held_to_its_measured_level() {
     let a = rep.all_held_out.as_ref().unwrap();
     assert!(a.rows >= 1096, "{} held-out rows", a.rows);
     assert!(
-        a.median_abs_error <= 0.121 + 0.005,
+        a.median_abs_error <= 0.117 + 0.005,
         "median {}",
         a.median_abs_error
     );
@@ -332,11 +335,14 @@ fn held_out_rows_by_figure_partition_the_held_out_set_and_hold_their_measured_er
         // sources, lowered them to 0.133 and 0.124; the 213 L40S steps the latency median to
         // 0.118. The L40S's 30 MLPerf v4.1 results, 14 of them under a bound, raised that
         // figure's max 0.198 -> 0.363, Fujitsu's Llama-2-70B Server at TP4 over PCIe, +36 %, and
-        // its median 0.092 -> 0.099: it is outside the bound again.)
+        // its median 0.092 -> 0.099: it is outside the bound again. The L40S's PCIe all-reduce,
+        // fitted at TP2, sent that row to -46.7 % (the max, 0.467), and with the 27 blind L40S
+        // cells of the TensorRT-LLM 0.17 table raised the throughput median 0.133 -> 0.139 and
+        // lowered the latency median 0.118 -> 0.113.)
         let (median_then, max_then) = match f.figure {
-            Figure::Throughput => (0.133, 0.841),
-            Figure::ThroughputUnderBound => (0.158, 0.363),
-            Figure::Latency => (0.118, 15.153),
+            Figure::Throughput => (0.139, 0.841),
+            Figure::ThroughputUnderBound => (0.158, 0.467),
+            Figure::Latency => (0.113, 15.153),
         };
         assert!(
             f.median_abs_error <= median_then + 0.005 && f.max_abs_error <= max_then + 0.005,
@@ -679,9 +685,10 @@ fn held_out_rows_set_no_constant() {
 /// 0.1 % step: a spread that moved it there (as an earlier draw whose clamp cut the mean did, by
 /// −1.6 %) would be counting tokens the capacity was not computed for. (Over a LoadGen run's
 /// length the spread may move it: that is its tail, not its mean.) One row moves more, and is
-/// held to what it measured (+0.39 %, within 0.5 %): Fujitsu's L40S at TP4, whose steps at a
-/// batch of ~1,000 are the slowest of these rows (PCIe all-reduces, GDDR6), so its floor probe
-/// sits nearer the 200 ms TPOT bound, where the spread's tail can move the capacity.
+/// held to what it measured (+0.66 %, within 1 %; +0.39 % before the L40S's PCIe all-reduce was
+/// fitted, slowing its steps): Fujitsu's L40S at TP4, whose steps at a batch of ~1,000 are the
+/// slowest of these rows (PCIe all-reduces, GDDR6), so its floor probe sits nearer the 200 ms
+/// TPOT bound, where the spread's tail can move the capacity.
 #[test]
 fn server_rows_with_a_length_spread_keep_the_published_means() {
     let t = table();
@@ -702,7 +709,7 @@ fn server_rows_with_a_length_spread_keep_the_published_means() {
         fixed.max_tokens = None;
         let fixed = accuracy::predict(&t, &fixed, &p).unwrap();
         let within = if r.id == "l40s-v41-fujitsu-cdi-l40sx8-llama2-70b-server" {
-            0.005
+            0.01
         } else {
             0.002
         };
