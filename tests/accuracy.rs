@@ -1952,8 +1952,7 @@ fn the_l40s_trtllm_090_rows_follow_their_rule() {
         ],
     );
     // The one-GPU instance is the same chip, with the fitted value carried.
-    let search = tco_sim::hardware::ProfileSearch::default();
-    let load = |name: &str| search.load(name, Path::new(".")).unwrap();
+    let load = |name: &str| accuracy::shipped_profile(name).unwrap();
     let (eight, one) = (load("aws-g6e.48xlarge"), load("aws-g6e.xlarge"));
     assert_eq!(one.efficiency_memory.value, eight.efficiency_memory.value);
     assert_eq!(
@@ -2058,8 +2057,7 @@ fn the_l40s_mlperf_v41_rows_follow_their_rule() {
     assert_no_repeated_result(&t, &rows, "l40s-v41-");
     // The fit failed its test: both L40S profiles run the L4's GEMM and convolution
     // efficiencies, as estimates.
-    let search = tco_sim::hardware::ProfileSearch::default();
-    let load = |name: &str| search.load(name, Path::new(".")).unwrap();
+    let load = |name: &str| accuracy::shipped_profile(name).unwrap();
     let l4 = load("aws-g6.xlarge");
     for name in ["aws-g6e.48xlarge", "aws-g6e.xlarge"] {
         let p = load(name);
@@ -2111,10 +2109,8 @@ fn the_a100_trtllm_090_rows_follow_their_rule() {
         ],
     );
     // The rented A100 runs the fitted value.
-    let search = tco_sim::hardware::ProfileSearch::default();
     let memory = |name: &str| {
-        search
-            .load(name, Path::new("."))
+        accuracy::shipped_profile(name)
             .unwrap()
             .efficiency_memory
             .value
