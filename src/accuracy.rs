@@ -1795,6 +1795,115 @@ fn widest<'a>(labels: impl IntoIterator<Item = &'a str>) -> usize {
         .unwrap_or(0)
 }
 
+/// The suite's summary as the Markdown README.md embeds between its `accuracy-summary` markers
+/// (`tco-sim accuracy --markdown` prints it; a test holds the README to it): the counts, the
+/// held-out error by issue 10's figures against the bound, by metric and by source, and the
+/// spread the uncertainty analysis draws fitted constants with. One computation, so the README
+/// cannot quote a figure the suite no longer gives.
+pub fn summary_markdown(rep: &Report) -> String {
+    let n = |x: usize| crate::format::grouped(x as f64, 0);
+    let p = |x: f64| format!("{} %", crate::format::grouped(100.0 * x, 1));
+    let held: Vec<&RowResult> = rep
+        .rows
+        .iter()
+        .filter(|r| r.split == Split::HeldOut)
+        .collect();
+    let within = held.iter().filter(|r| r.error.abs() <= 0.10).count();
+    let mut s = format!(
+        "{} rows: {} **fit** (each sets one profile constant), {} **held-out** (no constant was \
+         tuned on them), {} of which are within 10 %.\n\n",
+        n(rep.rows.len()),
+        n(rep.rows.len() - held.len()),
+        n(held.len()),
+        n(within),
+    );
+    s.push_str(&format!(
+        "| held-out figure (issue 10's bound: median ≤ {:.0} %, max ≤ {:.0} %) | rows | median abs. error | max abs. error | within the bound |\n|---|---:|---:|---:|---|\n",
+        100.0 * BOUND_MEDIAN,
+        100.0 * BOUND_MAX
+    ));
+    for f in &rep.by_figure {
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            f.figure.label(),
+            n(f.rows),
+            p(f.median_abs_error),
+            p(f.max_abs_error),
+            if f.within_bound { "yes" } else { "**no**" },
+        ));
+    }
+    if let Some(a) = &rep.all_held_out {
+        s.push_str(&format!(
+            "| all held-out rows | {} | {} | {} | {} |\n",
+            n(a.rows),
+            p(a.median_abs_error),
+            p(a.max_abs_error),
+            if a.median_abs_error <= BOUND_MEDIAN && a.max_abs_error <= BOUND_MAX {
+                "yes"
+            } else {
+                "**no**"
+            },
+        ));
+    }
+    s.push_str(
+        "\n| held-out metric | rows | median abs. error | max abs. error |\n|---|---:|---:|---:|\n",
+    );
+    for m in &rep.summary {
+        s.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            m.metric.label(),
+            n(m.rows),
+            p(m.median_abs_error),
+            p(m.max_abs_error)
+        ));
+    }
+    s.push_str("\n| source (`[sources.<key>]` in data/accuracy.toml) | held-out rows | median abs. error | max abs. error |\n|---|---:|---:|---:|\n");
+    for x in &rep.by_source {
+        let date = rep
+            .rows
+            .iter()
+            .find(|r| r.source_key == x.source)
+            .map_or("", |r| r.source_date.as_str());
+        s.push_str(&format!(
+            "| `{}` ({date}) | {} | {} | {} |\n",
+            x.source,
+            n(x.rows),
+            p(x.median_abs_error),
+            p(x.max_abs_error)
+        ));
+    }
+    if rep.held_out_throughput_spread.is_some() {
+        s.push_str("\n| held-out throughput rows, ln(published / predicted) | rows | mean | RMS | σ the uncertainty analysis draws with |\n|---|---:|---:|---:|---:|\n");
+        let class = |g: Option<bool>| match g {
+            Some(true) => "generative",
+            Some(false) => "classic",
+            None => "all",
+        };
+        let pooled = rep
+            .held_out_throughput_spread
+            .iter()
+            .map(|sp| ("all".to_string(), sp));
+        let classes = rep
+            .held_out_throughput_spread_by_class
+            .iter()
+            .map(|c| (format!("any {}", class(c.generative)), c));
+        let cells = rep.held_out_throughput_spread_by_kind.iter().map(|k| {
+            let kind = k.kind.map_or("all", UnitKind::label);
+            (format!("{kind} {}", class(k.generative)), k)
+        });
+        for (label, k) in pooled.chain(classes).chain(cells) {
+            s.push_str(&format!(
+                "| {label} | {} | {:+.3} | {:.4} | {:.4} |\n",
+                n(k.rows),
+                k.mean_log_ratio,
+                k.rms_log_ratio,
+                k.uncertainty_log_sd
+            ));
+        }
+    }
+    s
+}
+
 /// The terminal table and summary.
 pub fn render(rep: &Report) -> String {
     let mut s = String::new();

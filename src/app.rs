@@ -49,7 +49,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Some(Command::Profiles { name, dir }) => profiles(name.as_deref(), dir, &global),
         Some(Command::Init { path, force }) => init(&path, force, &global),
         Some(Command::Calibrate(args)) => calibrate(&args),
-        Some(Command::Accuracy { fit }) => accuracy(fit, &global),
+        Some(Command::Accuracy { fit, markdown }) => accuracy(fit, markdown, &global),
         Some(Command::Sweep(args)) => crate::sweep::run(&args, &global),
         Some(Command::Completions { shell }) => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
@@ -59,10 +59,15 @@ pub fn run(cli: Cli) -> Result<()> {
     }
 }
 
-/// `tco-sim accuracy [--fit]`: the shipped table of published results against the planner.
-fn accuracy(fit: bool, global: &GlobalArgs) -> Result<()> {
+/// `tco-sim accuracy [--fit | --markdown]`: the shipped table of published results against the
+/// planner.
+fn accuracy(fit: bool, markdown: bool, global: &GlobalArgs) -> Result<()> {
     let table = crate::accuracy::load(crate::accuracy::TABLE)?;
     let report = crate::accuracy::run(&table, fit)?;
+    if markdown {
+        crate::output::print(&crate::accuracy::summary_markdown(&report))?;
+        return Ok(());
+    }
     match global.format {
         Format::Json => crate::output::print_json(&report)?,
         Format::Table if !global.quiet => crate::output::print(&crate::accuracy::render(&report))?,

@@ -75,6 +75,10 @@ pub enum Command {
         /// Also re-run the fit of the profile constants the "fit" rows set, and print them.
         #[arg(long)]
         fit: bool,
+        /// Print only the held-out summary as the Markdown tables README.md embeds (between its
+        /// `accuracy-summary` markers), instead of the table or JSON.
+        #[arg(long, conflicts_with = "fit")]
+        markdown: bool,
     },
     /// Run a sweep file's grid of scenarios (or one shard of it) into Parquet; `sweep merge`
     /// joins the shards.

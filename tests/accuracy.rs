@@ -2372,3 +2372,35 @@ fn the_stream_overhead_reaches_streamed_rows_only() {
         "{without_tps} -> {with_tps} tokens/s"
     );
 }
+
+/// The README's accuracy tables are the suite's own: the block between its
+/// `accuracy-summary` markers is what `tco-sim accuracy --markdown` prints (blank lines around it
+/// aside), so a change to the table, a profile or the planner that moves a figure fails here
+/// until the README quotes it (paste the printed block, or the one this message shows).
+#[test]
+fn the_readme_quotes_the_suites_own_summary() {
+    let readme = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README.md");
+    let (start, end) = (
+        "<!-- accuracy-summary:start -->",
+        "<!-- accuracy-summary:end -->",
+    );
+    let a = readme.find(start).expect("README.md has the start marker") + start.len();
+    let b = readme[a..].find(end).expect("README.md has the end marker") + a;
+    let want = accuracy::summary_markdown(shipped_report());
+    assert!(
+        readme[a..b].trim() == want.trim(),
+        "README.md's accuracy summary is stale; `tco-sim accuracy --markdown` prints:\n{want}"
+    );
+    // The block states the bound's verdict the suite computes, figure by figure.
+    for f in &shipped_report().by_figure {
+        let verdict = if f.within_bound { "yes" } else { "**no**" };
+        assert!(
+            want.lines()
+                .any(|l| l.starts_with(&format!("| {} |", f.figure.label()))
+                    && l.ends_with(&format!("| {verdict} |"))),
+            "{:?}",
+            f.figure
+        );
+    }
+}
