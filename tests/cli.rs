@@ -480,3 +480,14 @@ fn a_reader_that_closes_the_pipe_early_gets_no_panic_and_no_error() {
     assert!(out.status.success(), "exit {:?}: {stderr}", out.status);
     assert!(stderr.is_empty(), "standard error: {stderr}");
 }
+
+/// `accuracy --markdown` prints the README's summary block and nothing else; with `--fit` (whose
+/// constants the block does not show) clap refuses the pair before any row runs.
+#[test]
+fn accuracy_markdown_refuses_fit_before_running() {
+    tco()
+        .args(["accuracy", "--markdown", "--fit"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--fit").and(predicate::str::contains("--markdown")));
+}
