@@ -1795,6 +1795,26 @@ fn widest<'a>(labels: impl IntoIterator<Item = &'a str>) -> usize {
         .unwrap_or(0)
 }
 
+/// The rows of the held-out spread tables, terminal and Markdown alike: each class of model
+/// ("any generative"), then each kind of hardware and class ("gpu classic"), the last flagged as
+/// a kind's cell (whose σ is its own only with enough rows).
+fn spread_rows(rep: &Report) -> Vec<(String, &Spread, bool)> {
+    let class = |g: Option<bool>| match g {
+        Some(true) => "generative",
+        Some(false) => "classic",
+        None => "all",
+    };
+    let classes = rep
+        .held_out_throughput_spread_by_class
+        .iter()
+        .map(|c| (format!("any {}", class(c.generative)), c, false));
+    let cells = rep.held_out_throughput_spread_by_kind.iter().map(|k| {
+        let kind = k.kind.map_or("all", UnitKind::label);
+        (format!("{kind} {}", class(k.generative)), k, true)
+    });
+    classes.chain(cells).collect()
+}
+
 /// The suite's summary as the Markdown README.md embeds between its `accuracy-summary` markers
 /// (`tco-sim accuracy --markdown` prints it; a test holds the README to it): the counts, the
 /// held-out error by issue 10's figures against the bound, by metric and by source, and the
@@ -1822,39 +1842,50 @@ pub fn summary_markdown(rep: &Report) -> String {
         100.0 * BOUND_MEDIAN,
         100.0 * BOUND_MAX
     ));
+    // One table line: label, rows, median and max |error|, then the verdict cell if any.
+    let line = |label: &str, rows: usize, median: f64, max: f64, verdict: Option<bool>| {
+        let verdict = match verdict {
+            Some(true) => " yes |",
+            Some(false) => " **no** |",
+            None => "",
+        };
+        format!(
+            "| {label} | {} | {} | {} |{verdict}\n",
+            n(rows),
+            p(median),
+            p(max)
+        )
+    };
     for f in &rep.by_figure {
-        s.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
+        s.push_str(&line(
             f.figure.label(),
-            n(f.rows),
-            p(f.median_abs_error),
-            p(f.max_abs_error),
-            if f.within_bound { "yes" } else { "**no**" },
+            f.rows,
+            f.median_abs_error,
+            f.max_abs_error,
+            Some(f.within_bound),
         ));
     }
     if let Some(a) = &rep.all_held_out {
-        s.push_str(&format!(
-            "| all held-out rows | {} | {} | {} | {} |\n",
-            n(a.rows),
-            p(a.median_abs_error),
-            p(a.max_abs_error),
-            if a.median_abs_error <= BOUND_MEDIAN && a.max_abs_error <= BOUND_MAX {
-                "yes"
-            } else {
-                "**no**"
-            },
+        let within = a.median_abs_error <= BOUND_MEDIAN && a.max_abs_error <= BOUND_MAX;
+        s.push_str(&line(
+            "all held-out rows",
+            a.rows,
+            a.median_abs_error,
+            a.max_abs_error,
+            Some(within),
         ));
     }
     s.push_str(
         "\n| held-out metric | rows | median abs. error | max abs. error |\n|---|---:|---:|---:|\n",
     );
     for m in &rep.summary {
-        s.push_str(&format!(
-            "| `{}` | {} | {} | {} |\n",
-            m.metric.label(),
-            n(m.rows),
-            p(m.median_abs_error),
-            p(m.max_abs_error)
+        let label = format!("`{}`", m.metric.label());
+        s.push_str(&line(
+            &label,
+            m.rows,
+            m.median_abs_error,
+            m.max_abs_error,
+            None,
         ));
     }
     s.push_str("\n| source (`[sources.<key>]` in data/accuracy.toml) | held-out rows | median abs. error | max abs. error |\n|---|---:|---:|---:|\n");
@@ -1864,34 +1895,23 @@ pub fn summary_markdown(rep: &Report) -> String {
             .iter()
             .find(|r| r.source_key == x.source)
             .map_or("", |r| r.source_date.as_str());
-        s.push_str(&format!(
-            "| `{}` ({date}) | {} | {} | {} |\n",
-            x.source,
-            n(x.rows),
-            p(x.median_abs_error),
-            p(x.max_abs_error)
+        let label = format!("`{}` ({date})", x.source);
+        s.push_str(&line(
+            &label,
+            x.rows,
+            x.median_abs_error,
+            x.max_abs_error,
+            None,
         ));
     }
     if rep.held_out_throughput_spread.is_some() {
         s.push_str("\n| held-out throughput rows, ln(published / predicted) | rows | mean | RMS | σ the uncertainty analysis draws with |\n|---|---:|---:|---:|---:|\n");
-        let class = |g: Option<bool>| match g {
-            Some(true) => "generative",
-            Some(false) => "classic",
-            None => "all",
-        };
         let pooled = rep
             .held_out_throughput_spread
             .iter()
             .map(|sp| ("all".to_string(), sp));
-        let classes = rep
-            .held_out_throughput_spread_by_class
-            .iter()
-            .map(|c| (format!("any {}", class(c.generative)), c));
-        let cells = rep.held_out_throughput_spread_by_kind.iter().map(|k| {
-            let kind = k.kind.map_or("all", UnitKind::label);
-            (format!("{kind} {}", class(k.generative)), k)
-        });
-        for (label, k) in pooled.chain(classes).chain(cells) {
+        let rest = spread_rows(rep).into_iter().map(|(label, k, _)| (label, k));
+        for (label, k) in pooled.chain(rest) {
             s.push_str(&format!(
                 "| {label} | {} | {:+.3} | {:.4} | {:.4} |\n",
                 n(k.rows),
@@ -2043,27 +2063,13 @@ pub fn render(rep: &Report) -> String {
              rows (pooled sigma {}).\n",
             sp.rms_log_ratio, sp.mean_log_ratio, sp.rows, sp.uncertainty_log_sd
         ));
-        let class = |g: Option<bool>| match g {
-            Some(true) => "generative",
-            Some(false) => "classic",
-            None => "all",
-        };
         // One line per class (its σ always its own), then per kind and class.
-        let classes = rep
-            .held_out_throughput_spread_by_class
-            .iter()
-            .map(|c| (format!("any {}", class(c.generative)), c, ""));
-        let cells = rep.held_out_throughput_spread_by_kind.iter().map(|k| {
-            let own = k.rows >= crate::uncertainty::ranges::FIT_MIN_ROWS_PER_KIND;
-            let kind = k.kind.map_or("all", UnitKind::label);
-            let whose = if own {
-                " (its own)"
-            } else {
-                " (its class's: too few rows of its own)"
+        for (label, k, cell) in spread_rows(rep) {
+            let whose = match cell {
+                false => "",
+                true if k.rows >= crate::uncertainty::ranges::FIT_MIN_ROWS_PER_KIND => " (its own)",
+                true => " (its class's: too few rows of its own)",
             };
-            (format!("{kind} {}", class(k.generative)), k, whose)
-        });
-        for (label, k, whose) in classes.chain(cells) {
             s.push_str(&format!(
                 "  {label:<23} {:>3} rows  RMS {:.4}  mean {:+.4}  -> sigma {}{whose}\n",
                 k.rows, k.rms_log_ratio, k.mean_log_ratio, k.uncertainty_log_sd,
