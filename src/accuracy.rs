@@ -281,6 +281,11 @@ pub const BOUND_MEDIAN: f64 = 0.10;
 /// …and the largest at most this.
 pub const BOUND_MAX: f64 = 0.25;
 
+/// Whether held-out errors of this median and maximum |error| meet issue 10's bound.
+pub fn within_bound(median_abs_error: f64, max_abs_error: f64) -> bool {
+    median_abs_error <= BOUND_MEDIAN && max_abs_error <= BOUND_MAX
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Split {
@@ -1487,7 +1492,7 @@ fn by_figure(rows: &[RowResult]) -> Vec<FigureSummary> {
                 rows: n,
                 median_abs_error,
                 max_abs_error,
-                within_bound: median_abs_error <= BOUND_MEDIAN && max_abs_error <= BOUND_MAX,
+                within_bound: within_bound(median_abs_error, max_abs_error),
             })
         })
         .collect()
@@ -1866,13 +1871,12 @@ pub fn summary_markdown(rep: &Report) -> String {
         ));
     }
     if let Some(a) = &rep.all_held_out {
-        let within = a.median_abs_error <= BOUND_MEDIAN && a.max_abs_error <= BOUND_MAX;
         s.push_str(&line(
             "all held-out rows",
             a.rows,
             a.median_abs_error,
             a.max_abs_error,
-            Some(within),
+            Some(within_bound(a.median_abs_error, a.max_abs_error)),
         ));
     }
     s.push_str(
